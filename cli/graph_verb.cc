@@ -1,0 +1,137 @@
+// layoutx graph: builds one layer variant and prints its ops with shapes, dtypes, MACs, bytes
+// and the layer's boundary traffic; as a table, --json, or Graphviz --dot.
+#include <iostream>
+
+#include "cli/layer_options.h"
+#include "cli/table.h"
+#include "cli/verbs.h"
+#include "model/analysis.h"
+#include "model/builder.h"
+#include "support/json_writer.h"
+
+namespace layoutx::cli {
+
+namespace {
+
+struct GraphArgs {
+  LayerOptions layer;
+  bool json = false;
+  bool dot = false;
+};
+
+std::string operand_names(const model::LayerGraph& g, model::Vertex v) {
+  std::string s;
+  for (auto u : g.operands(v)) s += (s.empty() ? "" : " ") + g.op(u).name;
+  return s;
+}
+
+void print_json(const model::LayerGraph& g, const std::vector<model::OpStats>& st, const model::GraphTotals& t) {
+  JsonWriter w(std::cout);
+  w.begin_object();
+  w.field("variant_key", g.variant.key());
+  w.field("preset", g.variant.preset());
+  w.field("layer", model::to_string(g.layer.type));
+  w.field("ctx", g.layer.context);
+  w.field("cache_entries", g.layer.cache_entries);
+  w.field("rotary_dims", g.layer.rope.rotary_dims);
+  w.field("precision", model::to_string(g.variant.precision));
+  w.key("ops").begin_array();
+  for (auto v : g.topological_order()) {
+    const auto& n = g.op(v);
+    w.begin_object();
+    w.field("id", static_cast<int64_t>(v));
+    w.field("name", n.name);
+    w.field("kind", model::to_string(n.kind));
+    if (n.role != model::Role::kNone) w.field("role", model::role_name(n.role));
+    w.key("inputs").begin_array();
+    for (auto u : g.operands(v)) w.value(g.op(u).name);
+    w.end_array();
+    w.key("input_shapes").begin_array();
+    for (auto u : g.operands(v)) w.value(g.op(u).shape);
+    w.end_array();
+    w.field("output_shape", n.shape);
+    w.field("dtype", model::to_string(n.dtype));
+    w.field("macs", st[v].macs);
+    w.field("bytes_read", st[v].bytes_read);
+    w.field("bytes_written", st[v].bytes_written);
+    w.field("weight_bytes", st[v].weight_bytes);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("totals").begin_object();
+  w.field("macs", t.macs);
+  w.field("weight_bytes", t.weight_bytes);
+  w.field("bytes_read", t.bytes_read);
+  w.field("bytes_written", t.bytes_written);
+  w.field("boundary_bytes_in", t.boundary_bytes_in);
+  w.field("boundary_bytes_out", t.boundary_bytes_out);
+  w.field("op_count", t.op_count);
+  w.end_object();
+  w.end_object();
+}
+
+void print_dot(const model::LayerGraph& g) {
+  std::cout << "digraph layer {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n";
+  for (auto v : g.topological_order()) {
+    const auto& n = g.op(v);
+    const char* style = "";
+    switch (n.kind) {
+      case model::OpKind::kInput:
+      case model::OpKind::kOutput: style = ", style=filled, fillcolor=lightblue"; break;
+      case model::OpKind::kWeight:
+      case model::OpKind::kConstant: style = ", style=filled, fillcolor=lightgrey"; break;
+      case model::OpKind::kConcat:
+      case model::OpKind::kSlice:
+      case model::OpKind::kConvert: style = ", style=filled, fillcolor=orange"; break;
+      default: break;
+    }
+    std::cout << "  n" << v << " [label=\"" << n.name << "\\n" << model::to_string(n.kind) << " "
+              << model::to_string(n.shape) << " " << model::to_string(n.dtype) << "\"" << style << "];\n";
+  }
+  for (auto v : g.topological_order())
+    for (auto u : g.operands(v)) std::cout << "  n" << u << " -> n" << v << ";\n";
+  std::cout << "}\n";
+}
+
+void print_table(const model::LayerGraph& g, const std::vector<model::OpStats>& st, const model::GraphTotals& t) {
+  std::cout << "variant  " << g.variant.key();
+  if (!g.variant.preset().empty()) std::cout << "  (" << g.variant.preset() << ")";
+  std::cout << "\nlayer    " << model::to_string(g.layer.type) << ", ctx " << g.layer.context << ", cache "
+            << g.layer.cache_entries << " entries, rotary dims " << g.layer.rope.rotary_dims << "\n\n";
+  Table tab({"#", "op", "kind", "inputs", "shape", "dtype", "MACs", "read B", "written B"});
+  for (auto v : g.topological_order()) {
+    const auto& n = g.op(v);
+    if (n.kind == model::OpKind::kWeight || n.kind == model::OpKind::kConstant) continue;
+    tab.add({std::to_string(v), n.name, model::to_string(n.kind), operand_names(g, v), model::to_string(n.shape),
+             model::to_string(n.dtype), fmt_int(st[v].macs), fmt_int(st[v].bytes_read), fmt_int(st[v].bytes_written)});
+  }
+  tab.print(std::cout);
+  std::cout << "\ntotals   ops " << t.op_count << ", MACs " << fmt_int(t.macs) << ", weights " << fmt_int(t.weight_bytes)
+            << " B, boundary in " << fmt_int(t.boundary_bytes_in) << " B, boundary out " << fmt_int(t.boundary_bytes_out)
+            << " B per token\n";
+}
+
+}  // namespace
+
+void add_graph_verb(CLI::App& app) {
+  auto args = std::make_shared<GraphArgs>();
+  auto* sub = app.add_subcommand("graph", "build one layer variant and print its ops, shapes, bytes and MACs");
+  args->layer.add_to(*sub);
+  sub->add_flag("--json", args->json, "print one JSON document");
+  sub->add_flag("--dot", args->dot, "print Graphviz DOT");
+  sub->callback([args] {
+    // 1. Resolve the model, layer type and variant from the flags.
+    auto r = args->layer.resolve();
+    // 2. Build the op graph.
+    auto g = model::build_layer_graph(r.layer, r.variant);
+    // 3. Analyses into side tables.
+    auto stats = model::analyze(g);
+    auto tot = model::totals(g, stats);
+    // 4. Print.
+    if (args->json) print_json(g, stats, tot);
+    else if (args->dot) print_dot(g);
+    else print_table(g, stats, tot);
+  });
+}
+
+}  // namespace layoutx::cli

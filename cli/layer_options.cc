@@ -1,0 +1,31 @@
+#include "cli/layer_options.h"
+
+#include "support/error.h"
+
+namespace layoutx::cli {
+
+void LayerOptions::add_to(CLI::App& app) {
+  app.add_option("--model", model, "model: a shipped name, a .yaml spec or a HF config.json")
+      ->capture_default_str();
+  app.add_option("--layer", layer, "layer type: sliding or full")->capture_default_str();
+  app.add_option("--ctx", ctx, "context length in tokens")->capture_default_str();
+  app.add_option("--layout", layout, "preset (roll, ring, score-join) or a variant key")->capture_default_str();
+  app.add_option("--set", sets, "change one axis: axis=value (repeatable)");
+  app.add_option("--precision", precision, "fp16, w8a16 or w4a16 (overrides the layout's)");
+}
+
+LayerOptions::Resolved LayerOptions::resolve() const {
+  Resolved r;
+  r.model = model::load_model(model);
+  std::vector<std::string> all_sets = sets;
+  if (!precision.empty()) all_sets.push_back("precision=" + precision);
+  try {
+    r.variant = model::parse_variant(layout, all_sets);
+  } catch (const Error& e) {
+    throw Error(std::string("--layout/--set/--precision: ") + e.what());
+  }
+  r.layer = r.model.layer(model::parse_layer_type(layer, "--layer"), ctx);
+  return r;
+}
+
+}  // namespace layoutx::cli

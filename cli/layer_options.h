@@ -1,0 +1,35 @@
+// The flags that name one layer variant, shared by every verb that works on one
+// (graph, predict, parity, emit): --model --layer --ctx --layout --set --precision.
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "model/model_loader.h"
+#include "model/model_spec.h"
+#include "model/variant.h"
+
+namespace layoutx::cli {
+
+struct LayerOptions {
+  std::string model = model::kDefaultModel;
+  std::string layer = "sliding";
+  int ctx = 4096;
+  std::string layout = "roll";
+  std::vector<std::string> sets;
+  std::string precision;  // empty: the layout's own (fp16 for a preset)
+
+  // Registers the flags on a subcommand.
+  void add_to(CLI::App& app);
+
+  // What the flags resolve to. Throws Error naming the flag that is wrong.
+  struct Resolved {
+    model::ModelSpec model;
+    model::LayerSpec layer;
+    model::Variant variant;
+  };
+  Resolved resolve() const;
+};
+
+}  // namespace layoutx::cli

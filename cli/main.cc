@@ -1,0 +1,24 @@
+// layoutx: the executable only wires the verbs; each verb reads as the pipeline it runs.
+// Exit status: 0 success, 1 a verb's negative finding (e.g. regress found a regression),
+// 2 an error (message on stderr naming the file, line or key, and what is wrong).
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "cli/verbs.h"
+#include "support/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"layoutx: design-space explorer and cost model for LLM decode steps on the Hexagon NPU"};
+  app.require_subcommand(1);
+  layoutx::cli::add_graph_verb(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  } catch (const layoutx::Error& e) {
+    std::cerr << "layoutx: error: " << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,91 @@
+#include "model/analysis.h"
+
+namespace layoutx::model {
+
+int64_t tensor_bytes(const Shape& shape, DType dtype) {
+  return (numel(shape) * dtype_bits(dtype) + 7) / 8;
+}
+
+namespace {
+
+int64_t operand_bytes(const LayerGraph& g, Vertex v) {
+  int64_t b = 0;
+  for (Vertex u : g.operands(v)) {
+    const OpNode& o = g.op(u);
+    if (o.kind == OpKind::kConstant) continue;  // a scalar folded into the op
+    b += tensor_bytes(o.shape, o.dtype);
+  }
+  return b;
+}
+
+OpStats stats_of(const LayerGraph& g, Vertex v) {
+  const OpNode& n = g.op(v);
+  OpStats s;
+  const int64_t out_bytes = tensor_bytes(n.shape, n.dtype);
+  switch (n.kind) {
+    case OpKind::kInput:
+    case OpKind::kConstant:
+      return s;  // data arrives; moving it is counted where it is read
+    case OpKind::kWeight:
+      s.weight_bytes = out_bytes;
+      return s;
+    case OpKind::kReshape:
+      return s;  // a view: no data moves
+    case OpKind::kMatMul: {
+      auto ops = g.operands(v);
+      const Shape& a = g.op(ops[0]).shape;
+      s.macs = numel(n.shape) * a.back();
+      for (Vertex u : ops)
+        if (g.op(u).kind == OpKind::kWeight) s.weight_bytes += tensor_bytes(g.op(u).shape, g.op(u).dtype);
+      break;
+    }
+    case OpKind::kOutput:
+    case OpKind::kConvert:
+    case OpKind::kRmsNorm:
+    case OpKind::kAdd:
+    case OpKind::kSub:
+    case OpKind::kMul:
+    case OpKind::kDiv:
+    case OpKind::kNeg:
+    case OpKind::kSigmoid:
+    case OpKind::kExp:
+    case OpKind::kGelu:
+    case OpKind::kSoftmax:
+    case OpKind::kReduceMax:
+    case OpKind::kReduceSum:
+    case OpKind::kConcat:
+    case OpKind::kSlice:
+      break;
+  }
+  s.elements = numel(n.shape);
+  s.bytes_read = operand_bytes(g, v);
+  s.bytes_written = out_bytes;
+  return s;
+}
+
+}  // namespace
+
+std::vector<OpStats> analyze(const LayerGraph& g) {
+  std::vector<OpStats> stats(g.size());
+  for (Vertex v : g.topological_order()) stats[v] = stats_of(g, v);
+  return stats;
+}
+
+GraphTotals totals(const LayerGraph& g, const std::vector<OpStats>& stats) {
+  GraphTotals t;
+  for (Vertex v : g.topological_order()) {
+    const OpNode& n = g.op(v);
+    const OpStats& s = stats[v];
+    t.macs += s.macs;
+    t.elements += s.elements;
+    t.bytes_read += s.bytes_read;
+    t.bytes_written += s.bytes_written;
+    if (n.kind == OpKind::kWeight) t.weight_bytes += s.weight_bytes;
+    if (n.kind == OpKind::kInput) t.boundary_bytes_in += tensor_bytes(n.shape, n.dtype);
+    if (n.kind == OpKind::kOutput) t.boundary_bytes_out += tensor_bytes(n.shape, n.dtype);
+    if (n.kind != OpKind::kInput && n.kind != OpKind::kWeight && n.kind != OpKind::kConstant) ++t.op_count;
+  }
+  return t;
+}
+
+}  // namespace layoutx::model

@@ -1,0 +1,275 @@
+#include "model/builder.h"
+
+#include <cmath>
+
+#include "support/error.h"
+
+namespace layoutx::model {
+
+namespace {
+
+// Normalizes a possibly negative axis against a rank.
+int norm_axis(int axis, size_t rank) { return axis < 0 ? axis + static_cast<int>(rank) : axis; }
+
+class Builder {
+ public:
+  Builder(const LayerSpec& layer, const Variant& variant) : lg_{Graph(), layer, variant} {
+    act_ = is_quantized(variant.precision) ? DType::kU16 : DType::kF16;
+    switch (weight_bits(variant.precision)) {
+      case 16: wdt_ = DType::kF16; break;
+      case 8: wdt_ = DType::kI8; break;
+      default: wdt_ = DType::kI4; break;
+    }
+  }
+
+  LayerGraph take() { return std::move(lg_); }
+
+  Vertex add(OpNode n, std::vector<Vertex> operands) {
+    Vertex v = boost::add_vertex(n, lg_.graph);
+    for (size_t i = 0; i < operands.size(); ++i)
+      boost::add_edge(operands[i], v, Operand{static_cast<int>(i)}, lg_.graph);
+    return v;
+  }
+  const Shape& shape(Vertex v) const { return lg_.graph[v].shape; }
+
+  // A boundary input in the runtime's dtype (f16); quantized graphs convert it to u16.
+  Vertex input(Role role, Shape s) {
+    OpNode n{.name = std::string("in/") + role_name(role), .kind = OpKind::kInput, .shape = s,
+             .dtype = DType::kF16, .role = role};
+    Vertex v = add(n, {});
+    if (act_ == DType::kF16) return v;
+    return add({.name = std::string("in/") + role_name(role) + "/quantize", .kind = OpKind::kConvert,
+                .shape = s, .dtype = act_},
+               {v});
+  }
+  void output(Role role, Vertex x) {
+    if (act_ != DType::kF16)
+      x = add({.name = std::string("out/") + role_name(role) + "/dequantize", .kind = OpKind::kConvert,
+               .shape = shape(x), .dtype = DType::kF16},
+              {x});
+    add({.name = std::string("out/") + role_name(role), .kind = OpKind::kOutput, .shape = shape(x),
+         .dtype = DType::kF16, .role = role},
+        {x});
+  }
+  Vertex weight(Role role, Shape s, bool projection) {
+    return add({.name = std::string("w/") + role_name(role), .kind = OpKind::kWeight, .shape = s,
+                .dtype = projection ? wdt_ : act_, .role = role},
+               {});
+  }
+  Vertex constant(const std::string& name, double value) {
+    return add({.name = name, .kind = OpKind::kConstant, .shape = {1}, .dtype = act_, .scalar = value}, {});
+  }
+
+  static Shape broadcast(const Shape& a, const Shape& b, const std::string& name) {
+    size_t r = std::max(a.size(), b.size());
+    Shape out(r);
+    for (size_t i = 0; i < r; ++i) {
+      int64_t da = i + a.size() >= r ? a[i + a.size() - r] : 1;
+      int64_t db = i + b.size() >= r ? b[i + b.size() - r] : 1;
+      if (da != db && da != 1 && db != 1)
+        throw Error("graph builder: " + name + ": shapes " + to_string(a) + " and " + to_string(b) +
+                    " do not broadcast");
+      out[i] = std::max(da, db);
+    }
+    return out;
+  }
+  Vertex unary(OpKind k, const std::string& name, Vertex x) {
+    return add({.name = name, .kind = k, .shape = shape(x), .dtype = act_}, {x});
+  }
+  Vertex binary(OpKind k, const std::string& name, Vertex a, Vertex b) {
+    return add({.name = name, .kind = k, .shape = broadcast(shape(a), shape(b), name), .dtype = act_}, {a, b});
+  }
+  Vertex matmul(const std::string& name, Vertex a, Vertex b) {
+    const Shape& sa = shape(a);
+    const Shape& sb = shape(b);
+    if (sa.size() < 2 || sb.size() < 2 || sa.back() != sb[sb.size() - 2])
+      throw Error("graph builder: " + name + ": cannot multiply " + to_string(sa) + " by " + to_string(sb));
+    Shape ba(sa.begin(), sa.end() - 2), bb(sb.begin(), sb.end() - 2);
+    Shape out = broadcast(ba, bb, name);
+    out.push_back(sa[sa.size() - 2]);
+    out.push_back(sb.back());
+    return add({.name = name, .kind = OpKind::kMatMul, .shape = out, .dtype = act_}, {a, b});
+  }
+  Vertex concat(const std::string& name, std::vector<Vertex> xs, int axis) {
+    Shape out = shape(xs[0]);
+    int ax = norm_axis(axis, out.size());
+    for (size_t i = 1; i < xs.size(); ++i) out[ax] += shape(xs[i])[ax];
+    return add({.name = name, .kind = OpKind::kConcat, .shape = out, .dtype = act_, .axis = axis}, xs);
+  }
+  Vertex slice(const std::string& name, Vertex x, int axis, int64_t start, int64_t end) {
+    Shape out = shape(x);
+    out[norm_axis(axis, out.size())] = end - start;
+    return add({.name = name, .kind = OpKind::kSlice, .shape = out, .dtype = act_, .axis = axis,
+                .start = start, .end = end},
+               {x});
+  }
+  Vertex reshape(const std::string& name, Vertex x, Shape s) {
+    if (numel(s) != numel(shape(x)))
+      throw Error("graph builder: " + name + ": cannot reshape " + to_string(shape(x)) + " to " + to_string(s));
+    return add({.name = name, .kind = OpKind::kReshape, .shape = s, .dtype = lg_.graph[x].dtype}, {x});
+  }
+  Vertex reduce(OpKind k, const std::string& name, Vertex x, int axis) {
+    Shape out = shape(x);
+    out[norm_axis(axis, out.size())] = 1;
+    return add({.name = name, .kind = k, .shape = out, .dtype = act_, .axis = axis}, {x});
+  }
+  Vertex softmax(const std::string& name, Vertex x) {
+    if (lg_.variant.softmax == SoftmaxForm::kFused)
+      return add({.name = name, .kind = OpKind::kSoftmax, .shape = shape(x), .dtype = act_, .axis = -1}, {x});
+    // Explicit form: exp(x - max) / sum(exp(x - max)).
+    Vertex m = reduce(OpKind::kReduceMax, name + "/max", x, -1);
+    Vertex d = binary(OpKind::kSub, name + "/sub", x, m);
+    Vertex e = unary(OpKind::kExp, name + "/exp", d);
+    Vertex s = reduce(OpKind::kReduceSum, name + "/sum", e, -1);
+    return binary(OpKind::kDiv, name + "/div", e, s);
+  }
+  Vertex rmsnorm(const std::string& name, Vertex x, Vertex w) {
+    return add({.name = name, .kind = OpKind::kRmsNorm, .shape = shape(x), .dtype = act_,
+                .axis = -1, .eps = lg_.layer.rms_eps},
+               {x, w});
+  }
+  // NeoX rotary over the leading r dims of the last axis: x*cos + rotate_half(x)*sin, where
+  // rotate_half(x) = concat(-x2, x1) with x1, x2 the two halves of the rotated part.
+  Vertex rope(const std::string& name, Vertex x, Vertex cos, Vertex sin) {
+    const int64_t d = shape(x).back();
+    const int64_t r = lg_.layer.rope.rotary_dims;
+    Vertex xr = r < d ? slice(name + "/rot_part", x, -1, 0, r) : x;
+    Vertex x1 = slice(name + "/half1", xr, -1, 0, r / 2);
+    Vertex x2 = slice(name + "/half2", xr, -1, r / 2, r);
+    Vertex rot = concat(name + "/rotate_half", {unary(OpKind::kNeg, name + "/neg", x2), x1}, -1);
+    Vertex y = binary(OpKind::kAdd, name + "/add", binary(OpKind::kMul, name + "/mul_cos", xr, cos),
+                      binary(OpKind::kMul, name + "/mul_sin", rot, sin));
+    if (r < d) y = concat(name + "/join_pass", {y, slice(name + "/pass_part", x, -1, r, d)}, -1);
+    return y;
+  }
+
+  void build();
+
+ private:
+  LayerGraph lg_;
+  DType act_;
+  DType wdt_;
+};
+
+void Builder::build() {
+  const LayerSpec& L = lg_.layer;
+  const Variant& V = lg_.variant;
+  const int64_t H = L.hidden, nh = L.heads, kv = L.kv_heads, G = L.group(), D = L.head_dim,
+                N = L.cache_entries, r = L.rope.rotary_dims, I = L.intermediate;
+
+  // Graph inputs.
+  Vertex x = input(Role::kHiddenIn, {1, H});
+  Vertex k_cache = input(Role::kKCache, {kv, D, N});
+  Vertex v_cache = input(Role::kVCache, {kv, N, D});
+  Vertex mask = input(Role::kMask, {1, 1, N + 1});
+  Vertex cos = Graph::null_vertex(), sin = Graph::null_vertex();
+  if (r > 0) {
+    cos = input(Role::kRopeCos, {1, 1, r});
+    sin = input(Role::kRopeSin, {1, 1, r});
+  }
+
+  // Attention block: pre-norm, fused QKV, RoPE, scaled scores.
+  Vertex xn = rmsnorm("attn/input_norm", x, weight(Role::kInputNorm, {H}, false));
+  Vertex qkv = matmul("attn/qkv_proj", xn, weight(Role::kQkv, {H, (nh + 2 * kv) * D}, true));
+  Vertex q = reshape("attn/q_heads", slice("attn/q", qkv, -1, 0, nh * D), {kv, G, D});
+  Vertex k = reshape("attn/k_heads", slice("attn/k", qkv, -1, nh * D, (nh + kv) * D), {kv, 1, D});
+  Vertex v_new = reshape("attn/v_new", slice("attn/v", qkv, -1, (nh + kv) * D, (nh + 2 * kv) * D), {kv, 1, D});
+  if (r > 0) {
+    q = rope("attn/q_rope", q, cos, sin);
+    k = rope("attn/k_rope", k, cos, sin);
+  }
+  q = binary(OpKind::kMul, "attn/q_scale", q, constant("attn/scale", 1.0 / std::sqrt(double(D))));
+  Vertex k_new_t = reshape("attn/k_new_t", k, {kv, D, 1});  // [kv,1,D] -> [kv,D,1]: same elements
+
+  // Where the new token meets the cache.
+  Vertex k_all = Graph::null_vertex(), v_all = Graph::null_vertex();  // cache + new entry, built when a form needs them
+  auto need_k_all = [&] {
+    if (k_all == Graph::null_vertex()) k_all = concat("attn/k_concat", {k_cache, k_new_t}, 2);
+    return k_all;
+  };
+  auto need_v_all = [&] {
+    if (v_all == Graph::null_vertex()) v_all = concat("attn/v_concat", {v_cache, v_new}, 1);
+    return v_all;
+  };
+  Vertex scores, context;
+  if (V.join == Join::kKeys) {
+    scores = matmul("attn/scores", q, need_k_all());  // [kv,G,N+1]
+  } else {
+    Vertex s_cache = matmul("attn/scores_cache", q, k_cache);  // [kv,G,N]
+    Vertex s_new = V.new_score == NewScore::kMatMul
+                       ? matmul("attn/score_new", q, k_new_t)  // [kv,G,1]
+                       : reduce(OpKind::kReduceSum, "attn/score_new",
+                                binary(OpKind::kMul, "attn/score_new_mul", q, k), -1);
+    scores = concat("attn/scores", {s_cache, s_new}, -1);
+  }
+  Vertex probs = softmax("attn/softmax", binary(OpKind::kAdd, "attn/mask_add", scores, mask));
+  if (V.join == Join::kKeys) {
+    context = matmul("attn/context", probs, need_v_all());  // [kv,G,D]
+  } else {
+    Vertex p_cache = slice("attn/probs_cache", probs, -1, 0, N);
+    Vertex p_new = slice("attn/prob_new", probs, -1, N, N + 1);
+    Vertex c_cache = matmul("attn/context_cache", p_cache, v_cache);
+    Vertex c_new = V.new_value == NewValue::kMatMul
+                       ? matmul("attn/context_new", p_new, v_new)  // [kv,G,1]x[kv,1,D]
+                       : binary(OpKind::kMul, "attn/context_new", p_new, v_new);  // broadcast over G and D
+    context = binary(OpKind::kAdd, "attn/context", c_cache, c_new);
+  }
+
+  // Head-wise gate: one sigmoid scalar per query head, from the normed input.
+  if (L.head_gate) {
+    Vertex g = matmul("attn/head_gate_proj", xn, weight(Role::kHeadGate, {H, nh}, true));
+    g = reshape("attn/head_gate_heads", unary(OpKind::kSigmoid, "attn/head_gate_sigmoid", g), {kv, G, 1});
+    context = binary(OpKind::kMul, "attn/head_gate_mul", context, g);
+  }
+  Vertex attn = matmul("attn/out_proj", reshape("attn/merge_heads", context, {1, nh * D}),
+                       weight(Role::kOutProj, {nh * D, H}, true));
+  Vertex h = binary(OpKind::kAdd, "attn/residual", x, attn);
+
+  // Gated MLP: down(act(gate(x)) * up(x)).
+  Vertex hn = rmsnorm("mlp/post_norm", h, weight(Role::kPostNorm, {H}, false));
+  Vertex gate = matmul("mlp/gate_proj", hn, weight(Role::kMlpGate, {H, I}, true));
+  Vertex up = matmul("mlp/up_proj", hn, weight(Role::kMlpUp, {H, I}, true));
+  Vertex a;
+  if (L.activation == Activation::kSilu) {
+    a = binary(OpKind::kMul, "mlp/act", gate, unary(OpKind::kSigmoid, "mlp/act_sigmoid", gate));
+  } else {
+    a = add({.name = "mlp/act", .kind = OpKind::kGelu, .shape = shape(gate), .dtype = act_, .gelu = V.gelu},
+            {gate});
+  }
+  Vertex down = matmul("mlp/down_proj", binary(OpKind::kMul, "mlp/gate_mul", a, up),
+                       weight(Role::kMlpDown, {I, H}, true));
+  Vertex y = binary(OpKind::kAdd, "mlp/residual", h, down);
+
+  // Graph outputs.
+  output(Role::kHiddenOut, y);
+  if (V.returns == KvReturn::kWindow) {
+    // Roll: drop the oldest entry, hand the whole updated cache back.
+    output(Role::kKOut, slice("cache/k_window", need_k_all(), 2, 1, N + 1));
+    output(Role::kVOut, slice("cache/v_window", need_v_all(), 1, 1, N + 1));
+  } else {
+    output(Role::kKOut, k_new_t);
+    output(Role::kVOut, v_new);
+  }
+}
+
+}  // namespace
+
+LayerGraph build_layer_graph(const LayerSpec& layer, const Variant& variant) {
+  variant.validate();
+  ErrorList e;
+  if (layer.heads <= 0 || layer.kv_heads <= 0 || layer.heads % layer.kv_heads)
+    e.add("layer: heads (" + std::to_string(layer.heads) + ") must be a positive multiple of kv_heads (" +
+          std::to_string(layer.kv_heads) + ")");
+  if (layer.cache_entries < 1) e.add("layer: cache_entries must be at least 1, got " + std::to_string(layer.cache_entries));
+  if (layer.rope.rotary_dims < 0 || layer.rope.rotary_dims > layer.head_dim || layer.rope.rotary_dims % 2)
+    e.add("layer: rotary_dims must be even and within head_dim " + std::to_string(layer.head_dim) + ", got " +
+          std::to_string(layer.rope.rotary_dims));
+  if (layer.hidden <= 0 || layer.intermediate <= 0 || layer.head_dim <= 0)
+    e.add("layer: hidden, intermediate and head_dim must be positive");
+  e.throw_if_any();
+  Builder b(layer, variant);
+  b.build();
+  return b.take();
+}
+
+}  // namespace layoutx::model

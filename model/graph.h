@@ -1,0 +1,134 @@
+// The op graph of one decode-step layer: plain data (Boost.Graph DAG of typed ops with output
+// shapes and dtypes). Analyses (bytes, MACs, costs, legality) live in side tables keyed by
+// vertex id, never on the nodes (style.md).
+#pragma once
+#include <boost/graph/adjacency_list.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/model_spec.h"
+#include "model/variant.h"
+
+namespace layoutx::model {
+
+enum class DType {
+  kF32,
+  kF16,
+  kU16,  // 16-bit quantized activation (uint16 with scale/offset)
+  kI8,   // 8-bit quantized weight (per-channel symmetric)
+  kI4,   // 4-bit quantized weight, two per byte
+  kI32,
+};
+const char* to_string(DType d);
+// Storage bits per element.
+int dtype_bits(DType d);
+
+// Op kinds. Semantics follow ONNX where a same-named ONNX op exists (numpy broadcasting;
+// axes may be negative). Every analysis switches over this enum without a default, so a new
+// kind cannot be forgotten.
+enum class OpKind {
+  kInput,     // graph input; `role` says which (hidden state, cache, mask, rotary table)
+  kWeight,    // a parameter tensor; `role` says which
+  kConstant,  // a scalar constant `scalar` broadcast to `shape` (e.g. 1/sqrt(head_dim))
+  kOutput,    // graph output: copies its operand across the graph boundary; `role` says which
+  kConvert,   // dtype conversion (quantize / dequantize) at the graph boundary
+  kRmsNorm,   // x * rsqrt(mean(x^2, last axis) + eps) * weight; operands (x, weight)
+  kMatMul,    // batched matrix product, ONNX MatMul broadcasting
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kNeg,
+  kSigmoid,
+  kExp,
+  kGelu,      // `gelu` says erf (exact) or tanh (approximation)
+  kSoftmax,   // over `axis`
+  kReduceMax, // over `axis`, keepdims
+  kReduceSum, // over `axis`, keepdims
+  kConcat,    // operands joined along `axis`
+  kSlice,     // [start, end) along `axis`
+  kReshape,   // same elements, new `shape` (row-major); a view, moves no data
+};
+const char* to_string(OpKind k);
+
+// Which tensor an Input / Weight / Output stands for. The emitter and executor bind data by
+// role; the names (role_name) are the graph's I/O signature.
+enum class Role {
+  kNone,
+  // inputs
+  kHiddenIn,  // [1, hidden]: the token's hidden state
+  kKCache,    // [kv_heads, head_dim, cache]: past keys, stored transposed
+  kVCache,    // [kv_heads, cache, head_dim]: past values
+  kMask,      // [1, 1, keys]: additive attention mask (0 or a large negative) over the keys
+  kRopeCos,   // [1, 1, rotary_dims]: cos of the current position's rotary angles
+  kRopeSin,   // [1, 1, rotary_dims]
+  // weights (Spark2_5 tensor names in comments)
+  kInputNorm,  // input_layernorm [hidden]
+  kQkv,        // q_k_v_proj, transposed to [hidden, (heads + 2 kv_heads) head_dim]
+  kHeadGate,   // g_proj, transposed to [hidden, heads]
+  kOutProj,    // out_proj, transposed to [heads head_dim, hidden]
+  kPostNorm,   // post_attention_layernorm [hidden]
+  kMlpGate,    // gate_proj, transposed to [hidden, intermediate]
+  kMlpUp,      // up_proj, transposed to [hidden, intermediate]
+  kMlpDown,    // down_proj, transposed to [intermediate, hidden]
+  // outputs
+  kHiddenOut,  // [1, hidden]
+  kKOut,       // returns=window: [kv_heads, head_dim, cache]; new_entry: [kv_heads, head_dim, 1]
+  kVOut,       // returns=window: [kv_heads, cache, head_dim]; new_entry: [kv_heads, 1, head_dim]
+};
+const char* role_name(Role r);
+
+using Shape = std::vector<int64_t>;
+int64_t numel(const Shape& s);
+std::string to_string(const Shape& s);  // "[8,1,256]"
+
+struct OpNode {
+  std::string name;  // unique within the graph, e.g. "attn/scores"
+  OpKind kind = OpKind::kInput;
+  Shape shape;       // output shape
+  DType dtype = DType::kF16;  // output dtype
+  Role role = Role::kNone;    // Input / Weight / Output only
+  // Attributes; each kind uses only what its comment above says.
+  int axis = -1;
+  int64_t start = 0, end = 0;  // kSlice
+  GeluForm gelu = GeluForm::kErf;
+  double scalar = 0.0;         // kConstant
+  double eps = 0.0;            // kRmsNorm
+};
+
+// Edge property: which operand slot of the target the source feeds.
+struct Operand {
+  int index = 0;
+};
+
+using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, OpNode, Operand>;
+using Vertex = Graph::vertex_descriptor;
+
+// A built layer: the graph and what it was built from.
+struct LayerGraph {
+  Graph graph;
+  LayerSpec layer;
+  Variant variant;
+
+  const OpNode& op(Vertex v) const { return graph[v]; }
+  size_t size() const { return boost::num_vertices(graph); }
+  // Operands of v in slot order.
+  std::vector<Vertex> operands(Vertex v) const;
+  // Users of v (ops that take it as an operand).
+  std::vector<Vertex> users(Vertex v) const;
+  // Vertices in an order where every op comes after its operands. Vertex ids are assigned in
+  // build order, which already is one; this checks it and returns it.
+  std::vector<Vertex> topological_order() const;
+  // The Input / Weight / Output vertex of a role; throws Error if there is none.
+  Vertex find(Role r) const;
+  bool has(Role r) const;
+  // Vertices of a kind, in id order.
+  std::vector<Vertex> of_kind(OpKind k) const;
+  int count(OpKind k) const { return static_cast<int>(of_kind(k).size()); }
+  // Vertex by name; throws Error if none.
+  Vertex by_name(const std::string& name) const;
+};
+
+}  // namespace layoutx::model
