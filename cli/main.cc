@@ -8,6 +8,11 @@
 #include "cli/verbs.h"
 #include "support/error.h"
 
+int& layoutx::cli::verb_exit_status() {
+  static int status = 0;
+  return status;
+}
+
 int main(int argc, char** argv) {
   CLI::App app{"layoutx: design-space explorer and cost model for LLM decode steps on the Hexagon NPU"};
   app.require_subcommand(1);
@@ -20,5 +25,5 @@ int main(int argc, char** argv) {
     std::cerr << "layoutx: error: " << e.what() << "\n";
     return 2;
   }
-  return 0;
+  return layoutx::cli::verb_exit_status();
 }

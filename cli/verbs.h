@@ -4,6 +4,10 @@
 
 namespace layoutx::cli {
 
+// A verb's own exit status when it succeeded in running but reports a negative finding
+// (regress: 1 when something regressed). main() returns it; errors are thrown as Error (exit 2).
+int& verb_exit_status();
+
 void add_graph_verb(CLI::App& app);
 
 }  // namespace layoutx::cli
