@@ -1,0 +1,49 @@
+// The interface between the cost model and everything that asks it (explorer, db, CLI).
+// Small on purpose (style.md: Halide's CostModel.h): build a graph, ask for a Prediction.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "model/graph.h"
+
+namespace layoutx::costmodel {
+
+// Whether a variant converts to a QNN context binary at its precision, from configs/rules/.
+enum class Compiles { kYes, kNo, kUnknown };
+const char* to_string(Compiles c);  // "yes" / "no" / "unknown"
+
+struct Legality {
+  Compiles compiles = Compiles::kYes;
+  // One line per matched rule: the rule id, the op it matched and its evidence
+  // (e.g. "w4a16-explicit-softmax: attn/softmax/max ... converter exit code 14 (device notes)").
+  std::vector<std::string> reasons;
+};
+
+// Cost of one lowered HTP op.
+struct OpCost {
+  std::string name;      // the lowered op's name (a graph op, or a fused group's first op)
+  std::string kind;      // graph OpKind name
+  std::string op_class;  // the cost class the coefficients are kept per (e.g. "matmul_weight")
+  double ms = 0.0;
+};
+
+struct Prediction {
+  double latency_ms = 0.0;          // point estimate for one decode step of this layer
+  double low_ms = 0.0, high_ms = 0.0;  // prediction interval (see the calibration's level)
+  double floor_ms = 0.0;            // roofline floor: bytes moved / DRAM bandwidth
+  std::vector<OpCost> ops;          // per lowered op, sums to latency_ms
+  Legality legality;
+  std::string calibration_id;       // which calibration made this prediction
+};
+
+// Predicts a built layer graph. Implementations: the calibrated HTP model (galaxy-s25) and
+// any other device spec + calibration pair.
+class Predictor {
+ public:
+  virtual ~Predictor() = default;
+  virtual Prediction predict(const model::LayerGraph& graph) const = 0;
+  virtual std::string device() const = 0;          // device name, e.g. "galaxy-s25"
+  virtual std::string calibration_id() const = 0;
+};
+
+}  // namespace layoutx::costmodel
