@@ -29,7 +29,8 @@ struct OpCost {
 
 struct Prediction {
   double latency_ms = 0.0;          // point estimate for one decode step of this layer
-  double low_ms = 0.0, high_ms = 0.0;  // prediction interval (see the calibration's level)
+  double low_ms = 0.0, high_ms = 0.0;  // prediction interval
+  double interval_level = 0.90;        // the coverage the interval aims at (e.g. 0.90)
   double floor_ms = 0.0;            // roofline floor: bytes moved / DRAM bandwidth
   std::vector<OpCost> ops;          // per lowered op, sums to latency_ms
   Legality legality;
