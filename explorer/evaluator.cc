@@ -1,0 +1,44 @@
+#include "explorer/evaluator.h"
+
+#include <sstream>
+
+#include "model/builder.h"
+#include "support/error.h"
+
+namespace layoutx::explorer {
+
+std::string Evaluator::shape_key(const model::LayerSpec& l) {
+  std::ostringstream k;
+  k << model::to_string(l.type) << '/' << l.cache_entries << '/' << l.hidden << '/' << l.intermediate << '/' << l.heads
+    << '/' << l.kv_heads << '/' << l.head_dim << '/' << l.rope.rotary_dims << '/' << l.rope.theta << '/'
+    << model::to_string(l.activation) << '/' << l.head_gate << '/' << l.rms_eps;
+  return k.str();
+}
+
+const Evaluation& Evaluator::evaluate(const model::LayerSpec& layer, const model::Variant& v) {
+  std::string key = shape_key(layer) + '|' + v.key();
+  auto it = cache_.find(key);
+  if (it != cache_.end()) return it->second;
+  Evaluation e;
+  e.variant = v;
+  std::optional<model::LayerGraph> g;
+  try {
+    g = model::build_layer_graph(layer, v);
+    ++graphs_built_;
+  } catch (const Error& err) {
+    e.status = EvalStatus::kCannotBuild;
+    e.error = err.what();
+  }
+  if (g) {
+    try {
+      e.prediction = predictor_.predict(*g);
+      if (fidelity_) e.snr_db = fidelity_->snr_db(layer, v);
+    } catch (const Error& err) {
+      e.status = EvalStatus::kFailed;
+      e.error = err.what();
+    }
+  }
+  return cache_.emplace(key, std::move(e)).first->second;
+}
+
+}  // namespace layoutx::explorer

@@ -1,0 +1,61 @@
+// Where search and cost meet (Timeloop's ask/tell): the search asks for a point, the evaluator
+// builds its graph once per distinct shape, asks the Predictor and (optionally) a fidelity
+// oracle, and says whether the point could be built at all.
+#pragma once
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "costmodel/predictor.h"
+#include "model/model_spec.h"
+#include "model/variant.h"
+
+namespace layoutx::explorer {
+
+// Fidelity of a variant: SNR (dB) of the layer output against the float64 reference.
+class FidelityOracle {
+ public:
+  virtual ~FidelityOracle() = default;
+  virtual std::optional<double> snr_db(const model::LayerSpec& layer, const model::Variant& v) = 0;
+  virtual std::string describe() const = 0;  // how the figure is obtained (for reports)
+};
+
+enum class EvalStatus {
+  kOk,
+  kCannotBuild,  // the point is not in the space (e.g. a graph that cannot be formed)
+  kFailed,       // the evaluation itself failed (predictor error)
+};
+
+struct Evaluation {
+  EvalStatus status = EvalStatus::kOk;
+  std::string error;  // why, when not kOk
+  model::Variant variant;
+  costmodel::Prediction prediction;
+  std::optional<double> snr_db;
+};
+
+class Evaluator {
+ public:
+  explicit Evaluator(const costmodel::Predictor& predictor, FidelityOracle* fidelity = nullptr)
+      : predictor_(predictor), fidelity_(fidelity) {}
+
+  // Cached by (layer shape, variant): a sliding layer is evaluated once for every context.
+  const Evaluation& evaluate(const model::LayerSpec& layer, const model::Variant& v);
+
+  const costmodel::Predictor& predictor() const { return predictor_; }
+  FidelityOracle* fidelity() const { return fidelity_; }
+  size_t cache_size() const { return cache_.size(); }
+  size_t graphs_built() const { return graphs_built_; }
+
+  // The key that identifies a layer's graph shape (everything the builder reads but context).
+  static std::string shape_key(const model::LayerSpec& layer);
+
+ private:
+  const costmodel::Predictor& predictor_;
+  FidelityOracle* fidelity_;
+  std::map<std::string, Evaluation> cache_;
+  size_t graphs_built_ = 0;
+};
+
+}  // namespace layoutx::explorer

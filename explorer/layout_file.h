@@ -1,0 +1,43 @@
+// The exporter's layout file: what `layoutx select --out` writes and export scripts read
+// (schema documented in the README, "The layout file"). Plain YAML so a script can read it
+// without layoutx.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "explorer/composition.h"
+#include "explorer/selection.h"
+
+namespace layoutx::explorer {
+
+inline constexpr const char* kLayoutSchema = "layoutx-layout/1";
+
+struct LayoutEntry {
+  model::LayerType type = model::LayerType::kSliding;
+  model::Variant variant;
+  int cache_entries = 0;
+  double predicted_ms = 0.0;
+  double low_ms = 0.0, high_ms = 0.0;
+};
+
+struct LayoutFile {
+  std::string model;
+  std::string device;
+  std::string calibration_id;
+  model::Precision precision = model::Precision::kFp16;
+  int context = 0;
+  std::map<model::LayerType, LayoutEntry> defaults;  // per layer type
+  std::vector<LayoutEntry> layers;                   // one per layer index, in order
+  double step_ms = 0.0;
+};
+
+// Builds the file's content from a model, its per-type choices and the context.
+LayoutFile make_layout_file(Evaluator& ev, const model::ModelSpec& model, int ctx,
+                            const Assignment& chosen);
+
+void write_layout_file(const LayoutFile& f, const std::string& path);
+std::string layout_file_yaml(const LayoutFile& f);
+// Reads one back (e.g. for `layoutx emit --select`); validates like every config.
+LayoutFile read_layout_file(const std::string& path);
+
+}  // namespace layoutx::explorer

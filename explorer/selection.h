@@ -1,0 +1,51 @@
+// Per-layer-type selection under uncertainty: the fastest variant that converts and keeps
+// fidelity; where intervals overlap it is a tie, and among the tied the one that changes the
+// fewest axes from the incumbent wins (a change must earn its place).
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "explorer/evaluator.h"
+
+namespace layoutx::explorer {
+
+struct SelectionPolicy {
+  // Fidelity floor: a candidate's SNR may fall at most this far below the incumbent's (dB).
+  // The default keeps what does not lose fidelity against the incumbent, up to run-to-run noise.
+  double fidelity_slack_db = 1.0;
+  // An absolute floor instead (dB), when set.
+  std::optional<double> min_snr_db;
+};
+
+struct Candidate {
+  Evaluation eval;
+  int axis_changes = 0;        // from the incumbent
+  bool eligible = false;       // built, predicted, compiles (yes or unknown), meets the fidelity floor
+  std::string excluded_why;    // when not eligible
+  double p_faster_than_chosen = 0.0;  // probability it is faster than the chosen one
+};
+
+struct Choice {
+  model::LayerType layer = model::LayerType::kSliding;
+  model::Variant incumbent;
+  Candidate chosen;
+  std::optional<Candidate> runner_up;  // the fastest eligible candidate other than the chosen
+  double margin_ms = 0.0;              // runner_up latency - chosen latency
+  bool tie = false;                    // the runner-up's interval overlaps the chosen one's
+  std::vector<Candidate> tied;         // candidates whose intervals overlap the fastest one's
+  std::vector<Candidate> candidates;   // all, fastest first; excluded ones carry their reason
+  std::string why;                     // one line: why this one
+};
+
+// Probability that a is faster than b, treating each prediction as normal with sigma from its
+// interval. Predictions share coefficients, so their errors are correlated and this is a
+// conservative (too uncertain) figure.
+double probability_faster(const costmodel::Prediction& a, const costmodel::Prediction& b);
+
+// Chooses among meaningful_variants(precision) for one layer type at one context.
+// Throws Error if no candidate is eligible.
+Choice select_layer(Evaluator& ev, const model::LayerSpec& layer, model::Precision precision,
+                    const SelectionPolicy& policy = {});
+
+}  // namespace layoutx::explorer
