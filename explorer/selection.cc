@@ -48,6 +48,9 @@ Choice select_layer(Evaluator& ev, const model::LayerSpec& layer, model::Precisi
   std::optional<double> floor_db = policy.min_snr_db;
   if (!floor_db && inc.snr_db) floor_db = *inc.snr_db - policy.fidelity_slack_db;
   for (const auto& v : meaningful_variants(precision)) {
+    bool fixed_ok = true;
+    for (const auto& [axis, value] : policy.fixed_axes) fixed_ok = fixed_ok && model::axis_value(v, axis) == value;
+    if (!fixed_ok) continue;
     Candidate k;
     k.eval = ev.evaluate(layer, v);
     k.axis_changes = axis_changes(c.incumbent, v);
@@ -73,9 +76,14 @@ Choice select_layer(Evaluator& ev, const model::LayerSpec& layer, model::Precisi
   if (!known)
     for (const auto& k : c.candidates)
       if (k.eligible) pool.push_back(&k);
-  if (pool.empty())
+  if (pool.empty()) {
+    std::string fixed;
+    for (const auto& [axis, value] : policy.fixed_axes) fixed += " " + axis + "=" + value;
     throw Error(std::string("select: no eligible variant for the ") + model::to_string(layer.type) +
-                " layer at " + model::to_string(precision));
+                " layer at " + model::to_string(precision) + (fixed.empty() ? "" : " with" + fixed) +
+                (c.candidates.empty() ? "" : " (e.g. " + c.candidates.front().eval.variant.key() + ": " +
+                                                 c.candidates.front().excluded_why + ")"));
+  }
 
   // 3. The tie set: candidates whose interval overlaps the fastest one's. Among them, the fewest
   // axis changes from the incumbent wins; then the faster.

@@ -2,6 +2,7 @@
 // fidelity; where intervals overlap it is a tie, and among the tied the one that changes the
 // fewest axes from the incumbent wins (a change must earn its place).
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,9 @@ struct SelectionPolicy {
   double fidelity_slack_db = 1.0;
   // An absolute floor instead (dB), when set.
   std::optional<double> min_snr_db;
+  // Axes fixed by the question (axis -> value, e.g. {"returns", "window"}): only variants with
+  // these values are candidates (whatif --set sliding.returns=window).
+  std::map<std::string, std::string> fixed_axes;
 };
 
 struct Candidate {

@@ -1,0 +1,121 @@
+#include "cli/choice_output.h"
+
+#include "cli/table.h"
+#include "explorer/design_space.h"
+
+namespace layoutx::cli {
+
+std::string short_name(const model::Variant& v) {
+  if (!v.preset().empty()) return v.preset();
+  std::string best;
+  int best_changes = 99;
+  for (const auto& p : model::preset_names()) {
+    model::Variant base = model::preset(p, v.precision);
+    int n = explorer::axis_changes(base, v);
+    if (n < best_changes) {
+      best_changes = n;
+      best = p;
+    }
+  }
+  model::Variant base = model::preset(best, v.precision);
+  std::string s = best;
+  for (const auto& a : model::axis_names())
+    if (a != "precision" && model::axis_value(base, a) != model::axis_value(v, a)) s += "+" + a + "=" + model::axis_value(v, a);
+  return s;
+}
+
+namespace {
+std::string interval(const costmodel::Prediction& p) { return "[" + fmt(p.low_ms) + ", " + fmt(p.high_ms) + "]"; }
+std::string snr(const explorer::Candidate& k) { return k.eval.snr_db ? fmt(*k.eval.snr_db, 1) + " dB" : "-"; }
+}  // namespace
+
+void print_choices_table(std::ostream& out, const ContextAnswer& a) {
+  Table t({"layer", "n", "chosen", "ms", "interval", "compiles", "fidelity", "runner-up", "margin ms", "tie",
+           "P(runner-up faster)"});
+  for (const auto& c : a.choices) {
+    const auto& p = c.chosen.eval.prediction;
+    int n = a.comparison.step.layers.count(c.layer) ? a.comparison.step.layers.at(c.layer) : 0;
+    t.add({model::to_string(c.layer), std::to_string(n), short_name(c.chosen.eval.variant), fmt(p.latency_ms),
+           interval(p), costmodel::to_string(p.legality.compiles), snr(c.chosen),
+           c.runner_up ? short_name(c.runner_up->eval.variant) : "-", c.runner_up ? fmt(c.margin_ms) : "-",
+           c.tie ? "yes" : "no", c.runner_up ? fmt(c.runner_up->p_faster_than_chosen, 2) : "-"});
+  }
+  t.print(out);
+  for (const auto& c : a.choices) out << "  " << model::to_string(c.layer) << ": " << c.why << "\n";
+}
+
+void print_comparison_line(std::ostream& out, const explorer::Comparison& c) {
+  out << "step " << fmt(c.step.ms) << " ms [" << fmt(c.step.low_ms) << ", " << fmt(c.step.high_ms) << "]"
+      << "   all-full " << fmt(c.all_full.ms) << " ms (hybrid is " << fmt(c.speedup_vs_all_full, 2) << "x faster)"
+      << "   all-roll " << fmt(c.all_roll.ms) << " ms (" << fmt(c.all_roll.ms / c.step.ms, 2) << "x)\n";
+}
+
+void write_variant_axes_json(JsonWriter& w, const model::Variant& v) {
+  w.key("axes").begin_object();
+  for (const auto& a : model::axis_names()) {
+    if (v.join == model::Join::kKeys && (a == "new_score" || a == "new_value")) continue;
+    w.field(a, model::axis_value(v, a));
+  }
+  w.end_object();
+}
+
+void write_choice_json(JsonWriter& w, const explorer::Choice& c) {
+  const auto& p = c.chosen.eval.prediction;
+  w.begin_object();
+  w.field("layer", model::to_string(c.layer));
+  if (!c.chosen.eval.variant.preset().empty()) w.field("preset", c.chosen.eval.variant.preset());
+  else w.key("preset").null();
+  w.field("name", short_name(c.chosen.eval.variant));
+  write_variant_axes_json(w, c.chosen.eval.variant);
+  w.field("variant_key", c.chosen.eval.variant.key());
+  w.field("latency_ms", p.latency_ms);
+  w.key("interval_ms").value(std::vector<double>{p.low_ms, p.high_ms});
+  w.field("compiles", costmodel::to_string(p.legality.compiles));
+  if (c.chosen.eval.snr_db) w.field("snr_db", *c.chosen.eval.snr_db);
+  else w.key("snr_db").null();
+  w.field("axis_changes_from_incumbent", c.chosen.axis_changes);
+  w.field("incumbent", c.incumbent.key());
+  if (c.runner_up) {
+    w.key("runner_up").begin_object();
+    w.field("name", short_name(c.runner_up->eval.variant));
+    w.field("variant_key", c.runner_up->eval.variant.key());
+    w.field("latency_ms", c.runner_up->eval.prediction.latency_ms);
+    w.key("interval_ms").value(std::vector<double>{c.runner_up->eval.prediction.low_ms, c.runner_up->eval.prediction.high_ms});
+    w.field("p_faster_than_chosen", c.runner_up->p_faster_than_chosen);
+    w.end_object();
+  } else {
+    w.key("runner_up").null();
+  }
+  w.field("margin_ms", c.margin_ms);
+  w.field("tie", c.tie);
+  w.key("tied").begin_array();
+  for (const auto& t : c.tied) {
+    w.begin_object();
+    w.field("variant_key", t.eval.variant.key());
+    w.field("latency_ms", t.eval.prediction.latency_ms);
+    w.field("p_faster_than_chosen", t.p_faster_than_chosen);
+    w.end_object();
+  }
+  w.end_array();
+  w.field("why", c.why);
+  w.end_object();
+}
+
+void write_comparison_json(JsonWriter& w, const explorer::Comparison& c) {
+  w.field("step_ms", c.step.ms);
+  w.key("step_interval_ms").value(std::vector<double>{c.step.low_ms, c.step.high_ms});
+  w.field("all_full_ms", c.all_full.ms);
+  w.field("all_roll_ms", c.all_roll.ms);
+  w.field("speedup_vs_all_full", c.speedup_vs_all_full);
+  w.field("speedup_vs_all_roll", c.all_roll.ms / c.step.ms);
+  w.key("layers").begin_object();
+  for (const auto& [t, n] : c.step.layers) {
+    w.key(model::to_string(t)).begin_object();
+    w.field("count", n);
+    w.field("ms_per_layer", c.step.per_layer_ms.at(t));
+    w.end_object();
+  }
+  w.end_object();
+}
+
+}  // namespace layoutx::cli

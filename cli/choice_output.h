@@ -1,0 +1,29 @@
+// Printing selections and step comparisons (tables and JSON), shared by select and whatif.
+#pragma once
+#include <ostream>
+#include <vector>
+
+#include "explorer/composition.h"
+#include "explorer/selection.h"
+#include "support/json_writer.h"
+
+namespace layoutx::cli {
+
+// One context's answer: the per-type choices and the composed step with its baselines.
+struct ContextAnswer {
+  int ctx = 0;
+  std::vector<explorer::Choice> choices;
+  explorer::Comparison comparison;
+};
+
+// Short name of a variant: its preset, or "preset+axis=value" for the axes that differ from the
+// nearest preset, or the key.
+std::string short_name(const model::Variant& v);
+
+void print_choices_table(std::ostream& out, const ContextAnswer& a);
+void print_comparison_line(std::ostream& out, const explorer::Comparison& c);
+void write_choice_json(JsonWriter& w, const explorer::Choice& c);
+void write_variant_axes_json(JsonWriter& w, const model::Variant& v);
+void write_comparison_json(JsonWriter& w, const explorer::Comparison& c);
+
+}  // namespace layoutx::cli

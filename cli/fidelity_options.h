@@ -1,0 +1,27 @@
+// The flags of the fidelity floor (--min-snr-db, --fidelity-slack-db, --no-fidelity) and the
+// oracle that measures a variant's SNR against the float64 reference.
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "explorer/evaluator.h"
+#include "explorer/selection.h"
+
+namespace layoutx::cli {
+
+struct FidelityOptions {
+  bool off = false;
+  double slack_db = 1.0;
+  double min_snr_db = 0.0;  // 0: not set
+  int steps = 4;
+  void add_to(CLI::App& app);
+  explorer::SelectionPolicy policy() const;
+  // The oracle, or nullptr when fidelity is off.
+  std::unique_ptr<explorer::FidelityOracle> load() const;
+  std::string describe(const explorer::FidelityOracle* oracle) const;
+};
+
+}  // namespace layoutx::cli

@@ -1,0 +1,144 @@
+// layoutx select: chooses each layer type's layout for a precision and context(s), composes the
+// decode step beside its baselines, and writes the exporter's layout file.
+#include <iostream>
+
+#include "cli/choice_output.h"
+#include "cli/fidelity_options.h"
+#include "cli/predictor_options.h"
+#include "cli/table.h"
+#include "cli/verbs.h"
+#include "explorer/layout_file.h"
+#include "model/model_loader.h"
+#include "support/error.h"
+
+namespace layoutx::cli {
+
+namespace {
+
+struct SelectArgs {
+  std::string model = model::kDefaultModel;
+  PredictorOptions predictor;
+  FidelityOptions fidelity;
+  std::string precision = "w4a16";
+  std::vector<int> ctxs{4096};
+  std::string out;
+  bool candidates = false;
+  bool json = false;
+};
+
+// Replaces "{ctx}" in an --out path.
+std::string out_path(const std::string& pattern, int ctx) {
+  std::string p = pattern;
+  auto at = p.find("{ctx}");
+  if (at != std::string::npos) p.replace(at, 5, std::to_string(ctx));
+  return p;
+}
+
+void print_candidates(const explorer::Choice& c) {
+  Table t({"candidate", "ms", "interval", "compiles", "fidelity", "changes", "P(faster)", "excluded because"});
+  for (const auto& k : c.candidates) {
+    const auto& p = k.eval.prediction;
+    t.add({short_name(k.eval.variant), fmt(p.latency_ms), "[" + fmt(p.low_ms) + ", " + fmt(p.high_ms) + "]",
+           costmodel::to_string(p.legality.compiles), k.eval.snr_db ? fmt(*k.eval.snr_db, 1) : "-",
+           std::to_string(k.axis_changes), fmt(k.p_faster_than_chosen, 2), k.excluded_why});
+  }
+  std::cout << "\n" << model::to_string(c.layer) << " candidates:\n";
+  t.print(std::cout);
+}
+
+}  // namespace
+
+// Selection for one model at one context: a choice per layer type the model has, then the step.
+ContextAnswer answer_context(explorer::Evaluator& ev, const model::ModelSpec& m, int ctx, model::Precision p,
+                             const explorer::SelectionPolicy& policy) {
+  ContextAnswer a;
+  a.ctx = ctx;
+  explorer::Assignment chosen;
+  for (auto t : {model::LayerType::kSliding, model::LayerType::kFull}) {
+    if (m.count(t) == 0) continue;
+    a.choices.push_back(explorer::select_layer(ev, m.layer(t, ctx), p, policy));
+    chosen[t] = a.choices.back().chosen.eval.variant;
+  }
+  a.comparison = explorer::compare(ev, m, ctx, chosen);
+  return a;
+}
+
+void add_select_verb(CLI::App& app) {
+  auto args = std::make_shared<SelectArgs>();
+  auto* sub = app.add_subcommand("select", "choose each layer type's layout and write the exporter's layout file");
+  sub->add_option("--model", args->model, "model: a shipped name, a .yaml spec or a HF config.json")->capture_default_str();
+  args->predictor.add_to(*sub);
+  args->fidelity.add_to(*sub);
+  sub->add_option("--precision", args->precision, "fp16, w8a16 or w4a16")->capture_default_str();
+  sub->add_option("--ctx", args->ctxs, "context length(s) in tokens (repeatable)")->capture_default_str();
+  sub->add_option("--out", args->out, "write the layout file here ({ctx} is replaced by the context)");
+  sub->add_flag("--candidates", args->candidates, "also list every candidate with its prediction");
+  sub->add_flag("--json", args->json, "print one JSON document");
+  sub->callback([args] {
+    // 1. The model, the precision and the cost model (device spec + its calibration).
+    model::ModelSpec m = model::load_model(args->model);
+    model::Precision p = model::parse_precision(args->precision);
+    if (args->ctxs.size() > 1 && !args->out.empty() && args->out.find("{ctx}") == std::string::npos)
+      throw Error("--out: several --ctx values need a {ctx} placeholder in the path, got " + args->out);
+    auto predictor = args->predictor.load();
+    auto fidelity = args->fidelity.load();
+    explorer::Evaluator ev(*predictor, fidelity.get());
+    // 2. Per context: choose per layer type, compose the step beside its baselines.
+    std::vector<ContextAnswer> answers;
+    for (int ctx : args->ctxs) answers.push_back(answer_context(ev, m, ctx, p, args->fidelity.policy()));
+    // 3. Write the exporter's layout file(s).
+    std::vector<std::string> written;
+    if (!args->out.empty())
+      for (const auto& a : answers) {
+        explorer::Assignment chosen;
+        for (const auto& c : a.choices) chosen[c.layer] = c.chosen.eval.variant;
+        written.push_back(out_path(args->out, a.ctx));
+        explorer::write_layout_file(explorer::make_layout_file(ev, m, a.ctx, chosen), written.back());
+      }
+    // 4. Print.
+    if (args->json) {
+      JsonWriter w(std::cout);
+      auto one = [&](const ContextAnswer& a, size_t i) {
+        w.field("model", m.name);
+        w.field("device", predictor->device());
+        w.field("calibration_id", predictor->calibration_id());
+        w.field("precision", model::to_string(p));
+        w.field("ctx", a.ctx);
+        w.key("choices").begin_array();
+        for (const auto& c : a.choices) write_choice_json(w, c);
+        w.end_array();
+        write_comparison_json(w, a.comparison);
+        if (i < written.size()) w.field("layout_file", written[i]);
+        w.field("fidelity", args->fidelity.describe(fidelity.get()));
+      };
+      w.begin_object();
+      if (answers.size() == 1) {
+        one(answers[0], 0);
+      } else {
+        w.key("results").begin_array();
+        for (size_t i = 0; i < answers.size(); ++i) {
+          w.begin_object();
+          one(answers[i], i);
+          w.end_object();
+        }
+        w.end_array();
+      }
+      w.end_object();
+      return;
+    }
+    std::cout << "layoutx select: " << m.name << " (" << m.count(model::LayerType::kSliding) << " sliding + "
+              << m.count(model::LayerType::kFull) << " full) on " << predictor->device() << ", calibration "
+              << predictor->calibration_id() << ", " << model::to_string(p) << "\n";
+    std::cout << "fidelity: " << args->fidelity.describe(fidelity.get()) << "\n";
+    for (size_t i = 0; i < answers.size(); ++i) {
+      std::cout << "\nctx " << answers[i].ctx << "\n";
+      print_choices_table(std::cout, answers[i]);
+      print_comparison_line(std::cout, answers[i].comparison);
+      if (args->candidates)
+        for (const auto& c : answers[i].choices) print_candidates(c);
+      if (i < written.size()) std::cout << "wrote " << written[i] << "\n";
+    }
+  });
+}
+
+}  // namespace layoutx::cli

@@ -1,0 +1,141 @@
+// layoutx step: the composed decode step for given per-type layouts at a context, beside the
+// all-full and all-roll baselines; --sweep-ctx LO:HI sweeps contexts and finds the crossover,
+// --plot draws it.
+#include <iostream>
+
+#include "cli/choice_output.h"
+#include "cli/layout_spec.h"
+#include "cli/plot.h"
+#include "cli/predictor_options.h"
+#include "cli/table.h"
+#include "cli/verbs.h"
+#include "model/model_loader.h"
+#include "support/error.h"
+
+namespace layoutx::cli {
+
+namespace {
+
+struct StepArgs {
+  std::string model = model::kDefaultModel;
+  PredictorOptions predictor;
+  std::vector<std::string> layouts;
+  std::vector<std::string> sets;
+  std::string precision = "w4a16";
+  int ctx = 4096;
+  std::string sweep_ctx;
+  std::string plot;
+  bool json = false;
+};
+
+std::pair<int, int> parse_range(const std::string& s) {
+  auto colon = s.find(':');
+  try {
+    if (colon == std::string::npos) throw std::invalid_argument("");
+    size_t used = 0;
+    int lo = std::stoi(s.substr(0, colon), &used);
+    int hi = std::stoi(s.substr(colon + 1));
+    if (lo < 2 || hi < lo) throw std::invalid_argument("");
+    return {lo, hi};
+  } catch (const std::exception&) {
+    throw Error("--sweep-ctx: expected LO:HI with 2 <= LO <= HI, got '" + s + "'");
+  }
+}
+
+}  // namespace
+
+void add_step_verb(CLI::App& app) {
+  auto args = std::make_shared<StepArgs>();
+  auto* sub = app.add_subcommand("step", "compose the decode step for given per-type layouts, beside the baselines");
+  sub->add_option("--model", args->model, "model: a shipped name, a .yaml spec or a HF config.json")->capture_default_str();
+  args->predictor.add_to(*sub);
+  sub->add_option("--layout", args->layouts,
+                  "per-type layouts: sliding=PRESET|KEY,full=PRESET|KEY (default: the incumbent, sliding=roll,full=ring)");
+  sub->add_option("--set", args->sets, "change one axis of one layer type: TYPE.axis=value (repeatable)");
+  sub->add_option("--precision", args->precision, "fp16, w8a16 or w4a16")->capture_default_str();
+  sub->add_option("--ctx", args->ctx, "context length in tokens")->capture_default_str();
+  sub->add_option("--sweep-ctx", args->sweep_ctx, "sweep contexts LO:HI and find the crossover with all-full");
+  sub->add_option("--plot", args->plot, "with --sweep-ctx: draw the sweep to this PNG (gnuplot)");
+  sub->add_flag("--json", args->json, "print one JSON document");
+  sub->callback([args] {
+    // 1. Model, cost model, and the per-type layouts (presets or keys, then --set, then precision).
+    model::ModelSpec m = model::load_model(args->model);
+    model::Precision p = model::parse_precision(args->precision);
+    explorer::Assignment a = parse_assignment(m, p, args->layouts, args->sets);
+    auto predictor = args->predictor.load();
+    explorer::Evaluator ev(*predictor);
+    if (args->sweep_ctx.empty()) {
+      // 2. One context: compose and compare.
+      explorer::Comparison c = explorer::compare(ev, m, args->ctx, a);
+      if (args->json) {
+        JsonWriter w(std::cout);
+        w.begin_object();
+        w.field("model", m.name);
+        w.field("device", predictor->device());
+        w.field("calibration_id", predictor->calibration_id());
+        w.field("ctx", args->ctx);
+        w.key("layouts").begin_object();
+        for (const auto& [t, v] : a) w.field(model::to_string(t), v.key());
+        w.end_object();
+        write_comparison_json(w, c);
+        w.end_object();
+        return;
+      }
+      std::cout << m.name << " at ctx " << args->ctx << " on " << predictor->device() << " (calibration "
+                << predictor->calibration_id() << ")\n\n";
+      Table t({"layer", "n", "layout", "ms per layer", "ms total"});
+      for (const auto& [type, v] : a) {
+        if (!c.step.layers.count(type)) continue;
+        int n = c.step.layers.at(type);
+        t.add({model::to_string(type), std::to_string(n), short_name(v), fmt(c.step.per_layer_ms.at(type)),
+               fmt(n * c.step.per_layer_ms.at(type))});
+      }
+      t.print(std::cout);
+      print_comparison_line(std::cout, c);
+      return;
+    }
+    // 2'. A sweep: compose at each context, find where the hybrid starts to beat all-full.
+    auto [lo, hi] = parse_range(args->sweep_ctx);
+    explorer::Sweep s = explorer::sweep(ev, m, lo, hi, [&](int) { return a; });
+    if (!args->plot.empty()) plot_sweep(s, m.name + ", " + model::to_string(p) + ", " + predictor->device(), args->plot);
+    if (args->json) {
+      JsonWriter w(std::cout);
+      w.begin_object();
+      w.field("model", m.name);
+      w.field("device", predictor->device());
+      w.field("calibration_id", predictor->calibration_id());
+      w.key("layouts").begin_object();
+      for (const auto& [t, v] : a) w.field(model::to_string(t), v.key());
+      w.end_object();
+      w.key("points").begin_array();
+      for (const auto& pt : s.points) {
+        w.begin_object();
+        w.field("ctx", pt.ctx);
+        w.field("step_ms", pt.hybrid_ms);
+        w.field("all_full_ms", pt.all_full_ms);
+        w.field("speedup_vs_all_full", pt.all_full_ms / pt.hybrid_ms);
+        w.end_object();
+      }
+      w.end_array();
+      if (s.crossover_ctx) w.field("crossover_ctx", *s.crossover_ctx);
+      else w.key("crossover_ctx").null();
+      explorer::Comparison c = explorer::compare(ev, m, args->ctx, a);
+      w.field("ctx", args->ctx);
+      write_comparison_json(w, c);
+      if (!args->plot.empty()) w.field("plot", args->plot);
+      w.end_object();
+      return;
+    }
+    Table t({"ctx", "hybrid ms", "all-full ms", "speedup"});
+    for (const auto& pt : s.points)
+      t.add({std::to_string(pt.ctx), fmt(pt.hybrid_ms), fmt(pt.all_full_ms), fmt(pt.all_full_ms / pt.hybrid_ms, 3)});
+    t.print(std::cout);
+    if (s.crossover_ctx)
+      std::cout << "crossover: the hybrid is faster than all-full from ctx " << *s.crossover_ctx << "\n";
+    else
+      std::cout << "crossover: the hybrid does not beat all-full between " << lo << " and " << hi << "\n";
+    if (!args->plot.empty()) std::cout << "wrote " << args->plot << "\n";
+  });
+}
+
+}  // namespace layoutx::cli

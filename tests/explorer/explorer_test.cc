@@ -1,0 +1,141 @@
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "explorer/composition.h"
+#include "explorer/design_space.h"
+#include "explorer/layout_file.h"
+#include "explorer/selection.h"
+#include "model/model_loader.h"
+#include "support/error.h"
+#include "tests/explorer/fake_predictor.h"
+
+namespace layoutx::explorer {
+namespace {
+
+using model::LayerType;
+using model::Precision;
+
+TEST(DesignSpace, FortyMeaningfulVariantsPerPrecision) {
+  auto vs = meaningful_variants(Precision::kW4A16);
+  // join=keys: returns x softmax x gelu = 2*2*2; join=scores: also x new_score x new_value = 2*2*2*2*2.
+  EXPECT_EQ(vs.size(), 2u * 2 * 2 + 2u * 2 * 2 * 2 * 2);
+  for (const auto& v : vs) EXPECT_EQ(v.precision, Precision::kW4A16);
+  EXPECT_EQ(incumbent(LayerType::kSliding, Precision::kFp16), model::preset("roll"));
+  EXPECT_EQ(incumbent(LayerType::kFull, Precision::kFp16), model::preset("ring"));
+  EXPECT_EQ(axis_changes(model::preset("roll"), model::preset("score-join")), 2);
+}
+
+class ExplorerTest : public ::testing::Test {
+ protected:
+  testing::FakePredictor predictor;
+  Evaluator ev{predictor};
+  model::ModelSpec spark = model::load_model("spark-x2.5-1.7b");
+};
+
+TEST_F(ExplorerTest, AllRollStepIsTheSumOfItsLayers) {
+  Comparison c = compare(ev, spark, 4096, incumbent_assignment(spark, Precision::kW4A16));
+  double sliding = ev.evaluate(spark.layer(LayerType::kSliding, 4096), model::preset("roll", Precision::kW4A16))
+                       .prediction.latency_ms;
+  double full = ev.evaluate(spark.layer(LayerType::kFull, 4096), model::preset("ring", Precision::kW4A16))
+                    .prediction.latency_ms;
+  EXPECT_NEAR(c.all_roll.ms, 21 * sliding + 7 * full, 1e-9);
+  EXPECT_NEAR(c.step.ms, c.all_roll.ms, 1e-9);
+  EXPECT_EQ(c.step.layers.at(LayerType::kSliding), 21);
+  EXPECT_EQ(c.step.layers.at(LayerType::kFull), 7);
+  EXPECT_NEAR(c.all_full.ms, 28 * full, 1e-9);
+  EXPECT_NEAR(c.speedup_vs_all_full, 28 * full / (21 * sliding + 7 * full), 1e-12);
+}
+
+TEST_F(ExplorerTest, SlidingLayersAreBuiltOnceForEveryContext) {
+  compare(ev, spark, 4096, incumbent_assignment(spark, Precision::kFp16));
+  size_t built = ev.graphs_built();
+  compare(ev, spark, 8192, incumbent_assignment(spark, Precision::kFp16));
+  EXPECT_EQ(ev.graphs_built(), built + 1);  // only the full layer at the new context
+}
+
+TEST_F(ExplorerTest, SelectionNeverChoosesARefusedVariantAndNamesTheRunnerUp) {
+  Choice c = select_layer(ev, spark.layer(LayerType::kSliding, 4096), Precision::kW4A16);
+  EXPECT_TRUE(c.chosen.eligible);
+  EXPECT_NE(c.chosen.eval.prediction.legality.compiles, costmodel::Compiles::kNo);
+  ASSERT_TRUE(c.runner_up.has_value());
+  EXPECT_NEAR(c.margin_ms, c.runner_up->eval.prediction.latency_ms - c.chosen.eval.prediction.latency_ms, 1e-12);
+  int refused = 0;
+  for (const auto& k : c.candidates) refused += !k.eligible;
+  EXPECT_EQ(refused, 2 * 2 + 2 * 2 * 2 * 2);  // every explicit-softmax variant
+  // ring-like (new_entry) variants move a window less: the chosen one returns the new entry.
+  EXPECT_EQ(c.chosen.eval.variant.returns, model::KvReturn::kNewEntry);
+}
+
+TEST_F(ExplorerTest, AmongTiedCandidatesTheFewestAxisChangesWin) {
+  predictor.rel_halfwidth = 0.5;  // everything overlaps: a tie among all
+  Choice c = select_layer(ev, spark.layer(LayerType::kSliding, 4096), Precision::kFp16);
+  EXPECT_TRUE(c.tie);
+  EXPECT_EQ(c.chosen.axis_changes, 0);  // the incumbent itself
+  EXPECT_EQ(c.chosen.eval.variant, model::preset("roll"));
+  EXPECT_GT(c.tied.size(), 1u);
+  for (const auto& t : c.tied) {
+    EXPECT_GE(t.p_faster_than_chosen, 0.0);
+    EXPECT_LE(t.p_faster_than_chosen, 1.0);
+  }
+}
+
+TEST_F(ExplorerTest, ProbabilityFasterIsSymmetric) {
+  costmodel::Prediction a, b;
+  a.latency_ms = 1.0, a.low_ms = 0.9, a.high_ms = 1.1;
+  b.latency_ms = 1.1, b.low_ms = 1.0, b.high_ms = 1.2;
+  double p = probability_faster(a, b);
+  EXPECT_GT(p, 0.5);
+  EXPECT_NEAR(p + probability_faster(b, a), 1.0, 1e-12);
+}
+
+TEST_F(ExplorerTest, CrossoverIsWhereTheHybridStartsToWin) {
+  auto fixed = [&](int) { return incumbent_assignment(spark, Precision::kFp16); };
+  Sweep s = sweep(ev, spark, 512, 32768, fixed);
+  ASSERT_TRUE(s.crossover_ctx.has_value());
+  int x = *s.crossover_ctx;
+  auto diff = [&](int ctx) {
+    Comparison c = compare(ev, spark, ctx, fixed(ctx));
+    return c.step.ms - c.all_full.ms;
+  };
+  EXPECT_LT(diff(x), 0.0);
+  if (x > 512) {
+    EXPECT_GE(diff(x - 1), 0.0);
+  }
+  EXPECT_EQ(s.points.front().ctx, 512);
+  EXPECT_EQ(s.points.back().ctx, 32768);
+}
+
+TEST_F(ExplorerTest, ContextBelowTheWindowIsAClearError) {
+  try {
+    compare(ev, spark, 256, incumbent_assignment(spark, Precision::kFp16));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("ctx: 256 is below the sliding window"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(ExplorerTest, LayoutFileRoundTrips) {
+  Assignment a = incumbent_assignment(spark, Precision::kW4A16);
+  a[LayerType::kSliding] = model::preset("ring", Precision::kW4A16);
+  LayoutFile f = make_layout_file(ev, spark, 4096, a);
+  ASSERT_EQ(f.layers.size(), 28u);
+  EXPECT_EQ(f.layers[3].type, LayerType::kFull);
+  EXPECT_EQ(f.layers[3].cache_entries, 4095);
+  EXPECT_EQ(f.layers[0].cache_entries, 511);
+  auto path = std::filesystem::temp_directory_path() / "layoutx_layout_test.yaml";
+  write_layout_file(f, path.string());
+  LayoutFile g = read_layout_file(path.string());
+  std::filesystem::remove(path);
+  EXPECT_EQ(g.model, f.model);
+  EXPECT_EQ(g.context, 4096);
+  EXPECT_EQ(g.precision, Precision::kW4A16);
+  ASSERT_EQ(g.layers.size(), 28u);
+  EXPECT_EQ(g.defaults.at(LayerType::kSliding).variant, model::preset("ring", Precision::kW4A16));
+  EXPECT_EQ(g.layers[27].variant, model::preset("ring", Precision::kW4A16));
+  EXPECT_NEAR(g.step_ms, f.step_ms, 1e-5);
+}
+
+}  // namespace
+}  // namespace layoutx::explorer
