@@ -1,0 +1,108 @@
+#include "emit/tensor_files.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "support/error.h"
+#include "support/json_writer.h"
+#include "support/yaml_reader.h"
+
+namespace layoutx::emit {
+
+namespace fs = std::filesystem;
+
+void write_tensors(const std::string& dir, const TensorMap& tensors) {
+  fs::create_directories(dir);
+  std::ofstream index(fs::path(dir) / "tensors.json");
+  if (!index) throw Error(dir + "/tensors.json: cannot write");
+  {
+    JsonWriter w(index);
+    w.begin_object();
+    w.key("tensors").begin_array();
+    for (const auto& [name, t] : tensors) {
+      if (static_cast<int64_t>(t.data.size()) != model::numel(t.shape))
+        throw Error("tensor '" + name + "': " + std::to_string(t.data.size()) + " values for shape " +
+                    model::to_string(t.shape));
+      const std::string file = name + ".bin";
+      std::ofstream f(fs::path(dir) / file, std::ios::binary);
+      f.write(reinterpret_cast<const char*>(t.data.data()), static_cast<std::streamsize>(t.data.size() * sizeof(float)));
+      if (!f) throw Error(dir + "/" + file + ": cannot write");
+      w.begin_object();
+      w.field("name", name);
+      w.field("file", file);
+      w.field("shape", t.shape);
+      w.field("dtype", "float32");
+      w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+  }
+  index << "\n";
+}
+
+TensorMap read_tensors(const std::string& dir) {
+  const std::string index_path = (fs::path(dir) / "tensors.json").string();
+  if (!fs::exists(index_path)) throw Error(index_path + ": no such file");
+  YAML::Node root = load_yaml_file(index_path);
+  ErrorList errors;
+  TensorMap out;
+  MapReader top(index_path, root, "", errors);
+  YAML::Node list = top.child("tensors", true);
+  top.finish();
+  if (list.IsDefined() && list.IsSequence()) {
+    for (size_t i = 0; i < list.size(); ++i) {
+      MapReader r(index_path, list[i], "tensors[" + std::to_string(i) + "]", errors);
+      auto name = r.string("name", true);
+      auto file = r.string("file", true);
+      auto dtype = r.string("dtype", true);
+      YAML::Node shape_node = r.child("shape", true);
+      r.finish();
+      if (!name || !file || !dtype || !shape_node.IsSequence()) continue;
+      if (*dtype != "float32") {
+        r.error("dtype", "only float32 is supported, got " + *dtype);
+        continue;
+      }
+      Tensor t;
+      for (const auto& d : shape_node) t.shape.push_back(d.as<int64_t>());
+      const auto path = fs::path(dir) / *file;
+      std::ifstream f(path, std::ios::binary);
+      if (!f) {
+        errors.add(path.string() + ": no such file (named by " + index_path + ")");
+        continue;
+      }
+      const auto bytes = static_cast<int64_t>(fs::file_size(path));
+      if (bytes != 4 * model::numel(t.shape)) {
+        errors.add(path.string() + ": " + std::to_string(bytes) + " bytes, but shape " + model::to_string(t.shape) +
+                   " of float32 needs " + std::to_string(4 * model::numel(t.shape)));
+        continue;
+      }
+      t.data.resize(static_cast<size_t>(model::numel(t.shape)));
+      f.read(reinterpret_cast<char*>(t.data.data()), bytes);
+      out[*name] = std::move(t);
+    }
+  }
+  errors.throw_if_any();
+  return out;
+}
+
+void write_npy(const std::string& path, const Tensor& t) {
+  std::ostringstream dict;
+  dict << "{'descr': '<f4', 'fortran_order': False, 'shape': (";
+  for (size_t i = 0; i < t.shape.size(); ++i) dict << t.shape[i] << (t.shape.size() == 1 || i + 1 < t.shape.size() ? "," : "");
+  dict << "), }";
+  std::string header = dict.str();
+  // Magic (6) + version (2) + header length (2) + header + '\n', padded to a multiple of 64.
+  const size_t total = 10 + header.size() + 1;
+  header += std::string((64 - total % 64) % 64, ' ') + "\n";
+  std::ofstream f(path, std::ios::binary);
+  f.write("\x93NUMPY\x01\x00", 8);
+  const uint16_t len = static_cast<uint16_t>(header.size());
+  const char len_le[2] = {static_cast<char>(len & 0xff), static_cast<char>(len >> 8)};
+  f.write(len_le, 2);
+  f << header;
+  f.write(reinterpret_cast<const char*>(t.data.data()), static_cast<std::streamsize>(t.data.size() * sizeof(float)));
+  if (!f) throw Error(path + ": cannot write");
+}
+
+}  // namespace layoutx::emit

@@ -1,0 +1,150 @@
+// The ONNX writer: every meaningful variant of a small model's sliding and full layers passes
+// the ONNX checker and strict shape inference with layoutx's shapes; node counts follow the
+// op-by-op mapping; bad options and broken graphs are caught with a clear message.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "emit/io_signature.h"
+#include "emit/onnx_writer.h"
+#include "model/builder.h"
+#include "support/error.h"
+#include "tests/emit/small_layers.h"
+
+namespace layoutx::emit {
+namespace {
+
+using model::LayerType;
+using model::OpKind;
+using testing::all_variants;
+using testing::small_layer;
+
+std::map<std::string, int> node_counts(const onnx::ModelProto& m) {
+  std::map<std::string, int> c;
+  for (const auto& n : m.graph().node()) ++c[n.op_type()];
+  return c;
+}
+
+TEST(OnnxWriter, UsesTheHighestOpsetTheLibraryKnows) {
+  EXPECT_GE(max_supported_opset(), 17);  // ONNX 1.12: 17
+  auto g = model::build_layer_graph(small_layer(LayerType::kSliding), model::preset("ring"));
+  auto m = to_onnx(g, SeededWeights(1));
+  ASSERT_EQ(m.opset_import_size(), 1);
+  EXPECT_EQ(m.opset_import(0).version(), std::min(max_supported_opset(), 17));
+}
+
+TEST(OnnxWriter, EveryMeaningfulVariantPassesCheckerAndShapeInference) {
+  const auto variants = all_variants();
+  EXPECT_EQ(variants.size(), 2u * 2 * 2 * 3 + 2u * 2 * 2 * 2 * 2 * 3);  // keys: 24; scores: 96
+  int checked = 0;
+  for (auto t : {LayerType::kSliding, LayerType::kFull}) {
+    for (const auto& v : variants) {
+      auto g = model::build_layer_graph(small_layer(t), v);
+      auto m = to_onnx(g, SeededWeights(7));
+      EXPECT_NO_THROW(check_onnx(m, g)) << model::to_string(t) << " " << v.key();
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 240);
+}
+
+TEST(OnnxWriter, NodesFollowTheOpByOpMapping) {
+  for (auto t : {LayerType::kSliding, LayerType::kFull}) {
+    for (const auto& v : all_variants()) {
+      auto g = model::build_layer_graph(small_layer(t), v);
+      auto c = node_counts(to_onnx(g, SeededWeights(3)));
+      const int gelu = g.count(OpKind::kGelu), norm = g.count(OpKind::kRmsNorm);
+      const bool erf = v.gelu == model::GeluForm::kErf;
+      SCOPED_TRACE(v.key());
+      EXPECT_EQ(c["Identity"], g.count(OpKind::kOutput));
+      EXPECT_EQ(c["Cast"], g.count(OpKind::kConvert));
+      EXPECT_EQ(c["MatMul"], g.count(OpKind::kMatMul));
+      EXPECT_EQ(c["Softmax"], g.count(OpKind::kSoftmax));
+      EXPECT_EQ(c["Slice"], g.count(OpKind::kSlice));
+      EXPECT_EQ(c["Concat"], g.count(OpKind::kConcat));
+      EXPECT_EQ(c["Reshape"], g.count(OpKind::kReshape));
+      EXPECT_EQ(c["ReduceMax"], g.count(OpKind::kReduceMax));
+      EXPECT_EQ(c["ReduceSum"], g.count(OpKind::kReduceSum));
+      EXPECT_EQ(c["ReduceMean"], norm);                   // one per RmsNorm
+      EXPECT_EQ(c["Sqrt"], norm);
+      EXPECT_EQ(c["Erf"], erf ? gelu : 0);
+      EXPECT_EQ(c["Tanh"], erf ? 0 : gelu);
+      // Mul: layoutx's own, 2 per RmsNorm (square, weight), erf GELU 3, tanh GELU 6.
+      EXPECT_EQ(c["Mul"], g.count(OpKind::kMul) + 2 * norm + gelu * (erf ? 3 : 6));
+      // Add: layoutx's own, 1 per RmsNorm (eps), 1 per GELU (1 + .), tanh GELU 1 more (x + c x^3).
+      EXPECT_EQ(c["Add"], g.count(OpKind::kAdd) + norm + gelu * (erf ? 1 : 2));
+      EXPECT_EQ(c["Div"], g.count(OpKind::kDiv) + norm);
+    }
+  }
+}
+
+TEST(OnnxWriter, GraphIoIsNamedByRoleAndFloat32) {
+  auto g = model::build_layer_graph(small_layer(LayerType::kFull), model::preset("ring", model::Precision::kW4A16));
+  auto m = to_onnx(g, SeededWeights(1));
+  std::vector<std::string> in, out;
+  for (const auto& i : m.graph().input()) {
+    in.push_back(i.name());
+    EXPECT_EQ(i.type().tensor_type().elem_type(), onnx::TensorProto::FLOAT);
+  }
+  for (const auto& o : m.graph().output()) out.push_back(o.name());
+  EXPECT_EQ(in, (std::vector<std::string>{"hidden_in", "k_cache", "v_cache", "mask", "rope_cos", "rope_sin"}));
+  EXPECT_EQ(out, (std::vector<std::string>{"hidden_out", "k_out", "v_out"}));
+  // The signature lists the same tensors with layoutx's shapes: ring returns one entry.
+  auto sig = io_signature(g);
+  ASSERT_EQ(sig.outputs.size(), 3u);
+  EXPECT_EQ(sig.outputs[1].shape, (model::Shape{2, 16, 1}));
+  EXPECT_NE(sig.outputs[1].meaning.find("append at slot t"), std::string::npos);
+  EXPECT_EQ(sig.inputs[1].shape, (model::Shape{2, 16, 11}));
+}
+
+TEST(OnnxWriter, WeightsAreInitializersOfTheGraphShapes) {
+  auto g = model::build_layer_graph(small_layer(LayerType::kSliding), model::preset("roll"));
+  auto m = to_onnx(g, SeededWeights(5));
+  for (const auto& t : m.graph().initializer()) {
+    if (t.name() != "q_k_v_proj") continue;
+    ASSERT_EQ(t.dims_size(), 2);
+    EXPECT_EQ(t.dims(0), 64);
+    EXPECT_EQ(t.dims(1), (4 + 2 * 2) * 16);
+    EXPECT_EQ(t.raw_data().size(), 64u * 128 * 4);
+    return;
+  }
+  FAIL() << "no q_k_v_proj initializer";
+}
+
+TEST(OnnxWriter, RejectsAnOpsetOutsideTheSupportedRange) {
+  auto g = model::build_layer_graph(small_layer(LayerType::kSliding), model::preset("roll"));
+  try {
+    to_onnx(g, SeededWeights(1), {.opset = 11, .graph_name = ""});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("opset 11 is outside the supported 13.."), std::string::npos) << e.what();
+  }
+}
+
+TEST(OnnxWriter, CheckCatchesAShapeLayoutxDisagreesWith) {
+  auto g = model::build_layer_graph(small_layer(LayerType::kSliding), model::preset("roll"));
+  auto m = to_onnx(g, SeededWeights(1));
+  // A graph whose layoutx shape is wrong: the inferred ONNX shape exposes it.
+  g.graph[g.by_name("attn/scores")].shape = {2, 2, 7};
+  try {
+    check_onnx(m, g);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'attn/scores' is [2,2,8], layoutx says [2,2,7]"), std::string::npos) << e.what();
+  }
+}
+
+TEST(OnnxWriter, CheckerRejectsABrokenModel) {
+  auto g = model::build_layer_graph(small_layer(LayerType::kSliding), model::preset("roll"));
+  auto m = to_onnx(g, SeededWeights(1));
+  m.mutable_graph()->mutable_node(0)->set_input(0, "no_such_tensor");
+  try {
+    check_onnx(m, g);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("onnx checker"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace layoutx::emit
