@@ -216,12 +216,16 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// Names of the shipped models (configs/models/*.yaml), sorted.
+// Names of the shipped models (configs/models/*.yaml), sorted. configs/models/ also holds
+// checkpoint weight maps (*.weights.yaml, read by `parity`): those are not models.
 std::vector<std::string> shipped_models() {
   std::vector<std::string> names;
   std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(config_path("models"), ec))
-    if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
+  for (const auto& e : std::filesystem::directory_iterator(config_path("models"), ec)) {
+    std::string file = e.path().filename().string();
+    if (e.path().extension() == ".yaml" && !ends_with(file, ".weights.yaml"))
+      names.push_back(e.path().stem().string());
+  }
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -241,7 +245,9 @@ ModelSpec load_model(const std::string& path_or_name) {
   if ((ends_with(path_or_name, ".yaml") || ends_with(path_or_name, ".yml")) && fs::is_regular_file(path_or_name))
     return load_model_yaml(path_or_name);
   std::string shipped = config_path("models/" + path_or_name + ".yaml");
-  if (path_or_name.find('/') == std::string::npos && fs::is_regular_file(shipped)) return load_model_yaml(shipped);
+  if (path_or_name.find('/') == std::string::npos && !ends_with(path_or_name, ".weights") &&
+      fs::is_regular_file(shipped))
+    return load_model_yaml(shipped);
   std::string list;
   for (const auto& n : shipped_models()) list += (list.empty() ? "" : ", ") + n;
   throw Error("--model: '" + path_or_name +

@@ -156,6 +156,42 @@ TEST(HfImport, QwenSlidingAboveMaxWindowLayers) {
   EXPECT_EQ(m.sliding_window, 32);
 }
 
+TEST(HfImport, MistralWithoutWindowIsAllFull) {
+  std::string text = R"({"model_type": "mistral", "hidden_size": 64, "intermediate_size": 128,
+    "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 10,
+    "sliding_window": null})";
+  ModelSpec m = import_hf_config_text(text, "inline.json");
+  EXPECT_EQ(m.count(LayerType::kFull), 2);
+  EXPECT_FALSE(m.sliding_window.has_value());
+}
+
+TEST(HfImport, Gemma3MultimodalReadsTextConfig) {
+  std::string text = R"({"model_type": "gemma3", "vision_config": {"hidden_size": 1152},
+    "text_config": {"model_type": "gemma3_text", "hidden_size": 2560, "intermediate_size": 10240,
+      "num_hidden_layers": 12, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
+      "vocab_size": 262208, "sliding_window": 1024, "sliding_window_pattern": 6,
+      "rope_theta": 1000000.0, "rope_local_base_freq": 10000.0}})";
+  ModelSpec m = import_hf_config_text(text, "inline.json");
+  EXPECT_EQ(m.hidden, 2560);
+  EXPECT_EQ(m.layers_of(LayerType::kFull), full_every(6, 12));
+  EXPECT_EQ(m.sliding_window, 1024);
+}
+
+TEST(HfImportErrors, SparkNeedsLayerTypes) {
+  std::string text = R"({"model_type": "spark2_5", "hidden_size": 64, "intermediate_size": 128,
+    "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 10,
+    "sliding_window": 8, "use_sliding_window": "yes"})";
+  try {
+    import_hf_config_text(text, "s.json");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    // The map's position (its first key) stands for the missing key.
+    EXPECT_EQ(std::string(e.what()),
+              "s.json:3:48: use_sliding_window: must be true or false, got the string \"yes\"\n"
+              "s.json:1:1: layer_types: required for spark2_5, got none");
+  }
+}
+
 TEST(HfImportErrors, UnknownModelType) {
   EXPECT_EQ(hf_error("unknown-model-type.json"),
             kHf + "unknown-model-type.json:2:17: model_type: unsupported model type 'mamba' (supported: spark2_5, "
