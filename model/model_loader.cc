@@ -255,7 +255,9 @@ ModelSpec load_model(const std::string& path_or_name) {
               (list.empty() ? std::string("none found in ") + config_path("models") : list) + ")");
 }
 
-void set_model_field(ModelSpec& spec, const std::string& key, const std::string& value) {
+void set_model_field(ModelSpec& out, const std::string& key, const std::string& value) {
+  // Work on a copy so a rejected override leaves `out` as it was.
+  ModelSpec spec = out;
   static const char* kKeys[] = {"sliding_window",       "hidden_size",         "intermediate_size",
                                 "num_attention_heads",  "num_key_value_heads", "head_dim",
                                 "vocab_size",           "rms_norm_eps",        "rope.sliding.rotary_dims",
@@ -313,6 +315,7 @@ void set_model_field(ModelSpec& spec, const std::string& key, const std::string&
   }
   // Re-check the cross-field rules on the changed spec.
   spec.validate();
+  out = std::move(spec);
 }
 
 }  // namespace layoutx::model

@@ -141,6 +141,14 @@ TEST(Loader, SetModelFieldErrors) {
                                          "/models/spark-x2.5-1.7b.yaml: num_key_value_heads: 3 does not divide "
                                          "num_attention_heads 8");
   }
+  EXPECT_EQ(m.kv_heads, 2);  // a rejected override changes nothing
+  ModelSpec llama = load_model(std::string(LAYOUTX_TEST_DIR) + "/fixtures/hf/llama3.2-1b.json");
+  try {
+    set_model_field(llama, "sliding_window", "1024");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "sliding_window: llama3.2-1b has no sliding layers, so it has no window to set");
+  }
 }
 
 // ---- Bad-input fixtures: one per error a user can cause. ----
