@@ -1,0 +1,393 @@
+#include "model/numerics/executor.h"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+
+#include "model/numerics/float16.h"
+#include "model/numerics/quantize.h"
+#include "support/error.h"
+
+namespace layoutx::model::numerics {
+
+namespace {
+
+int norm_axis(const OpNode& n, size_t rank) {
+  const int a = n.axis < 0 ? n.axis + static_cast<int>(rank) : n.axis;
+  if (a < 0 || a >= static_cast<int>(rank))
+    throw Error("executor: op '" + n.name + "': axis " + std::to_string(n.axis) + " outside rank " +
+                std::to_string(rank));
+  return a;
+}
+
+// numpy broadcasting of two shapes; throws naming the op.
+Shape broadcast_shape(const Shape& a, const Shape& b, const std::string& op) {
+  const size_t r = std::max(a.size(), b.size());
+  Shape out(r);
+  for (size_t i = 0; i < r; ++i) {
+    const int64_t da = i + a.size() >= r ? a[i + a.size() - r] : 1;
+    const int64_t db = i + b.size() >= r ? b[i + b.size() - r] : 1;
+    if (da != db && da != 1 && db != 1)
+      throw Error("executor: op '" + op + "': shapes " + to_string(a) + " and " + to_string(b) + " do not broadcast");
+    out[i] = std::max(da, db);
+  }
+  return out;
+}
+
+// Strides of `s` aligned to an output of rank `rank`, 0 on broadcast axes.
+std::vector<int64_t> broadcast_strides(const Shape& s, const Shape& out) {
+  std::vector<int64_t> st(out.size(), 0);
+  const auto own = strides_of(s);
+  const size_t off = out.size() - s.size();
+  for (size_t i = 0; i < s.size(); ++i) st[off + i] = s[i] == 1 ? 0 : own[i];
+  return st;
+}
+
+// Calls f(out_index, a_offset, b_offset) for every element of `out` in row-major order.
+template <typename F>
+void for_each_broadcast(const Shape& out, const std::vector<int64_t>& sa, const std::vector<int64_t>& sb, F f) {
+  const size_t r = out.size();
+  const int64_t total = numel(out);
+  if (total == 0) return;
+  if (r == 0) {
+    f(0, 0, 0);
+    return;
+  }
+  std::vector<int64_t> idx(r, 0);
+  int64_t oa = 0, ob = 0;
+  const int64_t inner = out[r - 1], ia = sa[r - 1], ib = sb[r - 1];
+  for (int64_t o = 0; o < total; o += inner) {
+    for (int64_t j = 0; j < inner; ++j) f(o + j, oa + j * ia, ob + j * ib);
+    // Advance the odometer over the outer axes.
+    for (size_t k = r - 1; k-- > 0;) {
+      oa += sa[k];
+      ob += sb[k];
+      if (++idx[k] < out[k]) break;
+      oa -= sa[k] * out[k];
+      ob -= sb[k] * out[k];
+      idx[k] = 0;
+    }
+  }
+}
+
+// outer x len x inner decomposition of a shape around one axis.
+struct AxisSplit {
+  int64_t outer = 1, len = 1, inner = 1;
+};
+AxisSplit split_at(const Shape& s, int axis) {
+  AxisSplit a;
+  for (int i = 0; i < axis; ++i) a.outer *= s[i];
+  a.len = s[axis];
+  for (size_t i = axis + 1; i < s.size(); ++i) a.inner *= s[i];
+  return a;
+}
+
+template <typename T>
+T gelu(T x, GeluForm form) {
+  switch (form) {
+    case GeluForm::kErf: return T(0.5) * x * (T(1) + std::erf(x / std::sqrt(T(2))));
+    case GeluForm::kTanh: {
+      const T c = std::sqrt(T(2) / T(3.14159265358979323846));
+      return T(0.5) * x * (T(1) + std::tanh(c * (x + T(0.044715) * x * x * x)));
+    }
+  }
+  return x;
+}
+
+}  // namespace
+
+template <typename T>
+Executor<T>::Executor(const LayerGraph& graph, const LayerWeights& weights, ExecOptions options)
+    : graph_(graph), options_(options) {
+  order_ = graph_.topological_order();
+  const size_t n = graph_.size();
+  operands_.resize(n);
+  own_.resize(n);
+  ptr_.assign(n, nullptr);
+  ErrorList errors;
+  for (Vertex v : order_) {
+    operands_[v] = graph_.operands(v);
+    const OpNode& node = graph_.op(v);
+    if (node.kind == OpKind::kWeight) {
+      auto it = weights.find(node.role);
+      if (it == weights.end()) {
+        errors.add(std::string("executor: weight ") + role_name(node.role) + " is missing");
+        continue;
+      }
+      if (it->second.shape != node.shape) {
+        errors.add(std::string("executor: weight ") + role_name(node.role) + " has shape " +
+                   to_string(it->second.shape) + ", the graph needs " + to_string(node.shape));
+        continue;
+      }
+      Tensor<double> w = it->second;
+      if (options_.simulate_precision) {
+        switch (node.dtype) {
+          case DType::kI8: w = quantize_weight_per_channel(w, 8); break;
+          case DType::kI4: w = quantize_weight_per_channel(w, 4); break;
+          case DType::kF16:
+            for (auto& x : w.data) x = round_to_half(x);
+            break;
+          case DType::kU16: quantize_u16_in_place(w.data); break;
+          case DType::kF32:
+          case DType::kI32: break;
+        }
+      }
+      own_[v] = w.template cast<T>();
+      ptr_[v] = &own_[v];
+    } else if (node.kind == OpKind::kConstant) {
+      own_[v] = Tensor<T>(node.shape, static_cast<T>(node.scalar));
+      simulate_dtype(v, own_[v]);
+      ptr_[v] = &own_[v];
+    }
+  }
+  errors.throw_if_any();
+}
+
+template <typename T>
+void Executor<T>::simulate_dtype(Vertex v, Tensor<T>& t) const {
+  if (!options_.simulate_precision) return;
+  switch (graph_.op(v).dtype) {
+    case DType::kF16:
+      for (auto& x : t.data) x = static_cast<T>(round_to_half(double(x)));
+      break;
+    case DType::kU16: quantize_u16_in_place(t.data); break;
+    case DType::kF32:
+    case DType::kI8:
+    case DType::kI4:
+    case DType::kI32: break;
+  }
+}
+
+template <typename T>
+RoleTensors<T> Executor<T>::run(const RoleTensors<T>& inputs) {
+  for (Vertex v : order_) {
+    const OpNode& node = graph_.op(v);
+    if (node.kind == OpKind::kWeight || node.kind == OpKind::kConstant) continue;  // prepared once
+    if (node.kind == OpKind::kInput) {
+      auto it = inputs.find(node.role);
+      if (it == inputs.end()) throw Error(std::string("executor: input ") + role_name(node.role) + " is not bound");
+      if (it->second.shape != node.shape)
+        throw Error(std::string("executor: input ") + role_name(node.role) + " has shape " +
+                    to_string(it->second.shape) + ", the graph needs " + to_string(node.shape));
+      own_[v] = it->second;
+      simulate_dtype(v, own_[v]);
+    } else {
+      eval(v);
+      if (own_[v].shape != node.shape)
+        throw Error("executor: op '" + node.name + "' computed shape " + to_string(own_[v].shape) +
+                    ", the graph says " + to_string(node.shape));
+    }
+    ptr_[v] = &own_[v];
+  }
+  RoleTensors<T> out;
+  for (Vertex v : graph_.of_kind(OpKind::kOutput)) out[graph_.op(v).role] = own_[v];
+  return out;
+}
+
+template <typename T>
+void Executor<T>::eval(Vertex v) {
+  const OpNode& n = graph_.op(v);
+  const auto& ops = operands_[v];
+  Tensor<T>& out = own_[v];
+  auto arity = [&](size_t k) {
+    if (ops.size() != k)
+      throw Error("executor: op '" + n.name + "' has " + std::to_string(ops.size()) + " operands, " + to_string(n.kind) +
+                  " takes " + std::to_string(k));
+  };
+  auto unary = [&](auto f) {
+    arity(1);
+    const Tensor<T>& a = value(ops[0]);
+    out.shape = a.shape;
+    out.data.resize(a.data.size());
+    for (size_t i = 0; i < a.data.size(); ++i) out.data[i] = f(a.data[i]);
+  };
+  auto binary = [&](auto f) {
+    arity(2);
+    const Tensor<T>& a = value(ops[0]);
+    const Tensor<T>& b = value(ops[1]);
+    out.shape = broadcast_shape(a.shape, b.shape, n.name);
+    out.data.resize(static_cast<size_t>(numel(out.shape)));
+    if (a.shape == b.shape) {
+      for (size_t i = 0; i < out.data.size(); ++i) out.data[i] = f(a.data[i], b.data[i]);
+      return;
+    }
+    const T* pa = a.data.data();
+    const T* pb = b.data.data();
+    T* po = out.data.data();
+    for_each_broadcast(out.shape, broadcast_strides(a.shape, out.shape), broadcast_strides(b.shape, out.shape),
+                       [&](int64_t o, int64_t ia, int64_t ib) { po[o] = f(pa[ia], pb[ib]); });
+  };
+  // Reduction over n.axis (keepdims): f(first, len, stride) -> value.
+  auto reduce = [&](auto f) {
+    arity(1);
+    const Tensor<T>& a = value(ops[0]);
+    const int ax = norm_axis(n, a.shape.size());
+    const AxisSplit s = split_at(a.shape, ax);
+    out.shape = a.shape;
+    out.shape[ax] = 1;
+    out.data.resize(static_cast<size_t>(s.outer * s.inner));
+    for (int64_t o = 0; o < s.outer; ++o)
+      for (int64_t i = 0; i < s.inner; ++i) out[o * s.inner + i] = f(a.data.data() + o * s.len * s.inner + i, s.len, s.inner);
+  };
+
+  switch (n.kind) {
+    case OpKind::kInput:
+    case OpKind::kWeight:
+    case OpKind::kConstant:
+      throw Error("executor: op '" + n.name + "': " + to_string(n.kind) + " has no computation");
+    case OpKind::kOutput:
+      arity(1);
+      out = value(ops[0]);
+      simulate_dtype(v, out);
+      return;
+    case OpKind::kConvert:
+      arity(1);
+      out = value(ops[0]);
+      simulate_dtype(v, out);
+      return;
+    case OpKind::kReshape: {
+      arity(1);
+      const Tensor<T>& a = value(ops[0]);
+      if (numel(n.shape) != a.size())
+        throw Error("executor: op '" + n.name + "': cannot reshape " + to_string(a.shape) + " to " + to_string(n.shape));
+      out.shape = n.shape;
+      out.data = a.data;
+      return;  // a view: values unchanged
+    }
+    case OpKind::kSlice: {
+      arity(1);
+      const Tensor<T>& a = value(ops[0]);
+      const int ax = norm_axis(n, a.shape.size());
+      if (n.start < 0 || n.end > a.shape[ax] || n.start > n.end)
+        throw Error("executor: op '" + n.name + "': slice [" + std::to_string(n.start) + ", " + std::to_string(n.end) +
+                    ") outside axis " + std::to_string(n.axis) + " of " + to_string(a.shape));
+      const AxisSplit s = split_at(a.shape, ax);
+      const int64_t len = n.end - n.start;
+      out.shape = a.shape;
+      out.shape[ax] = len;
+      out.data.resize(static_cast<size_t>(s.outer * len * s.inner));
+      for (int64_t o = 0; o < s.outer; ++o)
+        std::copy_n(a.data.begin() + (o * s.len + n.start) * s.inner, len * s.inner,
+                    out.data.begin() + o * len * s.inner);
+      return;  // data movement: shares its operand's encoding
+    }
+    case OpKind::kConcat: {
+      if (ops.empty()) throw Error("executor: op '" + n.name + "': Concat without operands");
+      const Tensor<T>& a0 = value(ops[0]);
+      const int ax = norm_axis(n, a0.shape.size());
+      out.shape = a0.shape;
+      out.shape[ax] = 0;
+      for (Vertex u : ops) {
+        const Shape& s = value(u).shape;
+        for (size_t i = 0; i < s.size(); ++i)
+          if (s.size() != a0.shape.size() || (static_cast<int>(i) != ax && s[i] != a0.shape[i]))
+            throw Error("executor: op '" + n.name + "': cannot concatenate " + to_string(a0.shape) + " and " +
+                        to_string(s) + " along axis " + std::to_string(n.axis));
+        out.shape[ax] += s[ax];
+      }
+      const AxisSplit so = split_at(out.shape, ax);
+      out.data.resize(static_cast<size_t>(numel(out.shape)));
+      int64_t at = 0;  // offset along the axis
+      for (Vertex u : ops) {
+        const Tensor<T>& a = value(u);
+        const AxisSplit s = split_at(a.shape, ax);
+        for (int64_t o = 0; o < s.outer; ++o)
+          std::copy_n(a.data.begin() + o * s.len * s.inner, s.len * s.inner,
+                      out.data.begin() + (o * so.len + at) * so.inner);
+        at += s.len;
+      }
+      break;
+    }
+    case OpKind::kRmsNorm: {
+      arity(2);
+      const Tensor<T>& x = value(ops[0]);
+      const Tensor<T>& w = value(ops[1]);
+      const int64_t d = x.shape.empty() ? 1 : x.shape.back();
+      if (w.size() != d)
+        throw Error("executor: op '" + n.name + "': norm weight " + to_string(w.shape) + " does not match " +
+                    to_string(x.shape));
+      out.shape = x.shape;
+      out.data.resize(x.data.size());
+      for (int64_t r = 0; r < x.size() / d; ++r) {
+        const T* px = x.data.data() + r * d;
+        T ss = 0;
+        for (int64_t i = 0; i < d; ++i) ss += px[i] * px[i];
+        const T inv = T(1) / std::sqrt(ss / T(d) + static_cast<T>(n.eps));
+        for (int64_t i = 0; i < d; ++i) out[r * d + i] = px[i] * inv * w[i];
+      }
+      break;
+    }
+    case OpKind::kMatMul: {
+      arity(2);
+      const Tensor<T>& a = value(ops[0]);
+      const Tensor<T>& b = value(ops[1]);
+      if (a.shape.size() < 2 || b.shape.size() < 2 || a.shape.back() != b.shape[b.shape.size() - 2])
+        throw Error("executor: op '" + n.name + "': cannot multiply " + to_string(a.shape) + " by " + to_string(b.shape));
+      const int64_t M = a.shape[a.shape.size() - 2], K = a.shape.back(), N = b.shape.back();
+      const Shape ba(a.shape.begin(), a.shape.end() - 2), bb(b.shape.begin(), b.shape.end() - 2);
+      const Shape batch = broadcast_shape(ba, bb, n.name);
+      out.shape = batch;
+      out.shape.push_back(M);
+      out.shape.push_back(N);
+      out.data.resize(static_cast<size_t>(numel(out.shape)));
+      using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+      auto sa = broadcast_strides(ba, batch), sb = broadcast_strides(bb, batch);
+      const T* pa = a.data.data();
+      const T* pb = b.data.data();
+      T* po = out.data.data();
+      for_each_broadcast(batch, sa, sb, [&](int64_t o, int64_t ia, int64_t ib) {
+        Eigen::Map<const RowMajor> ma(pa + ia * M * K, M, K);
+        Eigen::Map<const RowMajor> mb(pb + ib * K * N, K, N);
+        Eigen::Map<RowMajor> mo(po + o * M * N, M, N);
+        mo.noalias() = ma * mb;
+      });
+      break;
+    }
+    case OpKind::kAdd: binary([](T x, T y) { return x + y; }); break;
+    case OpKind::kSub: binary([](T x, T y) { return x - y; }); break;
+    case OpKind::kMul: binary([](T x, T y) { return x * y; }); break;
+    case OpKind::kDiv: binary([](T x, T y) { return x / y; }); break;
+    case OpKind::kNeg: unary([](T x) { return -x; }); break;
+    case OpKind::kSigmoid: unary([](T x) { return T(1) / (T(1) + std::exp(-x)); }); break;
+    case OpKind::kExp: unary([](T x) { return std::exp(x); }); break;
+    case OpKind::kGelu: unary([&](T x) { return gelu(x, n.gelu); }); break;
+    case OpKind::kReduceMax:
+      reduce([](const T* p, int64_t len, int64_t st) {
+        T m = p[0];
+        for (int64_t i = 1; i < len; ++i) m = std::max(m, p[i * st]);
+        return m;
+      });
+      break;
+    case OpKind::kReduceSum:
+      reduce([](const T* p, int64_t len, int64_t st) {
+        T s = 0;
+        for (int64_t i = 0; i < len; ++i) s += p[i * st];
+        return s;
+      });
+      break;
+    case OpKind::kSoftmax: {
+      arity(1);
+      const Tensor<T>& a = value(ops[0]);
+      const int ax = norm_axis(n, a.shape.size());
+      const AxisSplit s = split_at(a.shape, ax);
+      out.shape = a.shape;
+      out.data.resize(a.data.size());
+      for (int64_t o = 0; o < s.outer; ++o)
+        for (int64_t i = 0; i < s.inner; ++i) {
+          const int64_t base = o * s.len * s.inner + i;
+          T m = a[base];
+          for (int64_t j = 1; j < s.len; ++j) m = std::max(m, a[base + j * s.inner]);
+          T sum = 0;
+          for (int64_t j = 0; j < s.len; ++j) sum += (out[base + j * s.inner] = std::exp(a[base + j * s.inner] - m));
+          for (int64_t j = 0; j < s.len; ++j) out[base + j * s.inner] /= sum;
+        }
+      break;
+    }
+  }
+  simulate_dtype(v, out);
+}
+
+template class Executor<float>;
+template class Executor<double>;
+
+}  // namespace layoutx::model::numerics

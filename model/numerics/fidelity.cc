@@ -1,0 +1,128 @@
+#include "model/numerics/fidelity.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <set>
+
+#include "model/builder.h"
+#include "model/numerics/reference.h"
+#include "support/error.h"
+
+namespace layoutx::model::numerics {
+
+namespace {
+
+double snr(double signal, double noise) {
+  if (noise == 0) return std::numeric_limits<double>::infinity();
+  return 10.0 * std::log10(signal / noise);
+}
+
+std::set<size_t> top_k(const std::vector<double>& v, int k) {
+  std::vector<size_t> idx(v.size());
+  std::iota(idx.begin(), idx.end(), 0);
+  const size_t kk = std::min(idx.size(), static_cast<size_t>(k));
+  std::partial_sort(idx.begin(), idx.begin() + kk, idx.end(), [&](size_t a, size_t b) { return v[a] > v[b]; });
+  return {idx.begin(), idx.begin() + kk};
+}
+
+}  // namespace
+
+Fidelity compare(const Sequence& ref, const Sequence& x, const Sequence& hidden_in, int k) {
+  if (ref.size() != x.size() || ref.size() != hidden_in.size())
+    throw Error("fidelity: step counts differ (" + std::to_string(ref.size()) + " vs " + std::to_string(x.size()) + ")");
+  Fidelity f;
+  f.steps = static_cast<int>(ref.size());
+  f.k = k;
+  f.min_step_snr_db = std::numeric_limits<double>::infinity();
+  double sig = 0, noise = 0, dsig = 0;
+  int topk = 0, top1 = 0;
+  for (size_t t = 0; t < ref.size(); ++t) {
+    if (ref[t].size() != x[t].size() || ref[t].size() != hidden_in[t].size())
+      throw Error("fidelity: step " + std::to_string(t) + " output sizes differ");
+    double s = 0, n = 0;
+    for (size_t i = 0; i < ref[t].size(); ++i) {
+      const double e = x[t][i] - ref[t][i];
+      s += ref[t][i] * ref[t][i];
+      n += e * e;
+      dsig += (ref[t][i] - hidden_in[t][i]) * (ref[t][i] - hidden_in[t][i]);
+      f.max_abs_err = std::max(f.max_abs_err, std::fabs(e));
+    }
+    sig += s;
+    noise += n;
+    f.min_step_snr_db = std::min(f.min_step_snr_db, snr(s, n));
+    const auto a = top_k(ref[t], k), b = top_k(x[t], k);
+    topk += a == b;
+    top1 += top_k(ref[t], 1) == top_k(x[t], 1);
+  }
+  f.snr_db = snr(sig, noise);
+  f.delta_snr_db = snr(dsig, noise);
+  f.topk_agreement = f.steps ? double(topk) / f.steps : 0;
+  f.top1_agreement = f.steps ? double(top1) / f.steps : 0;
+  return f;
+}
+
+const char* to_string(Arithmetic a) {
+  switch (a) {
+    case Arithmetic::kFloat32: return "float32";
+    case Arithmetic::kFloat64: return "float64";
+  }
+  return "?";
+}
+
+Arithmetic parse_arithmetic(const std::string& s) {
+  if (s == "float32") return Arithmetic::kFloat32;
+  if (s == "float64") return Arithmetic::kFloat64;
+  throw Error("dtype: must be float32 or float64, got '" + s + "'");
+}
+
+Sequence run_variant(const LayerSpec& layer, const Variant& variant, const LayerWeights& weights,
+                     const Sequence& hidden_in, Arithmetic arithmetic, bool simulate_precision) {
+  const LayerGraph g = build_layer_graph(layer, variant);
+  SimOptions opt;
+  opt.simulate_precision = simulate_precision;
+  switch (arithmetic) {
+    case Arithmetic::kFloat32: return simulate<float>(g, weights, hidden_in, opt);
+    case Arithmetic::kFloat64: return simulate<double>(g, weights, hidden_in, opt);
+  }
+  return {};
+}
+
+Fidelity variant_fidelity(const LayerSpec& layer, const Variant& variant, int steps, uint64_t seed) {
+  const LayerWeights w = seeded_weights(layer, seed);
+  const Sequence in = token_inputs(layer.hidden, steps, seed);
+  const Sequence ref = run_reference(layer, w, in);
+  return compare(ref, run_variant(layer, variant, w, in, Arithmetic::kFloat32, true), in);
+}
+
+double fidelity_snr_db(const LayerSpec& layer, const Variant& variant, int steps, uint64_t seed) {
+  return variant_fidelity(layer, variant, steps, seed).snr_db;
+}
+
+std::vector<StepTensors> step_io(const LayerSpec& layer, const Variant& variant, const LayerWeights& weights,
+                                 int steps, uint64_t seed, bool simulate_precision) {
+  const LayerGraph g = build_layer_graph(layer, variant);
+  std::vector<StepTensors> io(static_cast<size_t>(steps));
+  auto named = [](const RoleTensors<float>& ts) {
+    std::map<std::string, Tensor<float>> m;
+    for (const auto& [role, t] : ts) m.emplace(role_name(role), t);
+    return m;
+  };
+  SimOptions opt;
+  opt.simulate_precision = simulate_precision;
+  simulate<float>(g, weights, token_inputs(layer.hidden, steps, seed), opt,
+                  [&](int t, const RoleTensors<float>& in, const RoleTensors<float>& out) {
+                    io[t].inputs = named(in);
+                    io[t].outputs = named(out);
+                  });
+  return io;
+}
+
+std::map<std::string, Tensor<float>> weights_by_name(const LayerWeights& weights) {
+  std::map<std::string, Tensor<float>> m;
+  for (const auto& [role, t] : weights) m.emplace(role_name(role), t.cast<float>());
+  return m;
+}
+
+}  // namespace layoutx::model::numerics

@@ -1,0 +1,55 @@
+// Fidelity of a variant's output against a reference over a multi-step history: SNR (dB),
+// max abs error, top-k agreement; and the entry points other stages call (the explorer's
+// fidelity figure, the ONNX emitter's per-step test vectors).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "model/numerics/runtime.h"
+#include "model/variant.h"
+
+namespace layoutx::model::numerics {
+
+struct Fidelity {
+  int steps = 0;
+  double snr_db = 0;         // 10 log10(sum ref^2 / sum (x - ref)^2) over every step's hidden output; +inf if equal
+  double max_abs_err = 0;    // max |x - ref| over every element of every step
+  double delta_snr_db = 0;   // the same SNR on the layer's update (hidden_out - hidden_in), which the
+                             // residual pass-through does not inflate; +inf if equal
+  double min_step_snr_db = 0;  // worst single step
+  int k = 5;
+  double topk_agreement = 0;  // fraction of steps whose top-k output indices (as a set) agree
+  double top1_agreement = 0;  // fraction of steps whose argmax agrees
+};
+
+// x against ref (same step count and sizes); hidden_in gives the update SNR.
+Fidelity compare(const Sequence& ref, const Sequence& x, const Sequence& hidden_in, int k = 5);
+
+enum class Arithmetic { kFloat32, kFloat64 };
+const char* to_string(Arithmetic a);
+Arithmetic parse_arithmetic(const std::string& s);  // "float32" / "float64"; throws Error otherwise
+
+// Builds the variant's graph and simulates it over hidden_in; hidden_out per step.
+Sequence run_variant(const LayerSpec& layer, const Variant& variant, const LayerWeights& weights,
+                     const Sequence& hidden_in, Arithmetic arithmetic, bool simulate_precision);
+
+// The explorer's figure: SNR (dB) of the variant (float32, its precision simulated) against
+// the float64 reference over `steps` tokens, seeded weights and inputs. Cost: steps x the
+// layer's MACs, three times (weights, variant, reference); keep steps small on big layers.
+double fidelity_snr_db(const LayerSpec& layer, const Variant& variant, int steps, uint64_t seed);
+Fidelity variant_fidelity(const LayerSpec& layer, const Variant& variant, int steps, uint64_t seed);
+
+// The emitter's test vectors: per step, the graph's inputs and outputs by role name
+// (model::role_name: "hidden_in", "k_cache", ..., "hidden_out", "k_out", "v_out") as the
+// runtime simulation produced them (float32), for the same seeded weights.
+struct StepTensors {
+  std::map<std::string, Tensor<float>> inputs;
+  std::map<std::string, Tensor<float>> outputs;
+};
+std::vector<StepTensors> step_io(const LayerSpec& layer, const Variant& variant, const LayerWeights& weights,
+                                 int steps, uint64_t seed, bool simulate_precision = false);
+// The weights by role name ("q_k_v_proj", ...), float32, in the graph's [in, out] layouts.
+std::map<std::string, Tensor<float>> weights_by_name(const LayerWeights& weights);
+
+}  // namespace layoutx::model::numerics

@@ -1,0 +1,109 @@
+#include "model/numerics/runtime.h"
+
+#include <cmath>
+#include <random>
+
+#include "support/error.h"
+
+namespace layoutx::model::numerics {
+
+Sequence token_inputs(int hidden, int steps, uint64_t seed) {
+  Sequence xs(static_cast<size_t>(steps));
+  for (int t = 0; t < steps; ++t) {
+    std::seed_seq seq{uint32_t(seed), uint32_t(seed >> 32), uint32_t(t), 0x7161u};
+    std::mt19937_64 rng(seq);
+    std::normal_distribution<double> n(0.0, 1.0);
+    xs[t].resize(static_cast<size_t>(hidden));
+    for (auto& x : xs[t]) x = n(rng);
+  }
+  return xs;
+}
+
+void rope_tables(const RopeSpec& rope, int64_t position, std::vector<double>& cos, std::vector<double>& sin) {
+  const int r = rope.rotary_dims;
+  cos.assign(static_cast<size_t>(r), 0.0);
+  sin.assign(static_cast<size_t>(r), 0.0);
+  for (int i = 0; i < r / 2; ++i) {
+    const double angle = double(position) * std::pow(rope.theta, -2.0 * i / r);
+    cos[i] = cos[i + r / 2] = std::cos(angle);
+    sin[i] = sin[i + r / 2] = std::sin(angle);
+  }
+}
+
+double default_mask_value(Precision p) { return is_quantized(p) ? -100.0 : -1e4; }
+
+template <typename T>
+Sequence simulate(const LayerGraph& graph, const LayerWeights& weights, const Sequence& hidden_in,
+                  const SimOptions& options, const StepObserver<T>& observe) {
+  const LayerSpec& L = graph.layer;
+  const int steps = static_cast<int>(hidden_in.size());
+  const int64_t kv = L.kv_heads, D = L.head_dim, N = L.cache_entries, H = L.hidden;
+  const bool window = graph.variant.returns == KvReturn::kWindow;
+  const bool sliding = L.type == LayerType::kSliding;
+  if (!sliding && steps > N + 1)
+    throw Error("simulation: a full layer at ctx " + std::to_string(L.context) + " holds " + std::to_string(N + 1) +
+                " tokens; " + std::to_string(steps) + " steps exceed it (raise --ctx or lower --steps)");
+  const double masked = options.mask_value.value_or(default_mask_value(graph.variant.precision));
+
+  Executor<T> exec(graph, weights, ExecOptions{.simulate_precision = options.simulate_precision});
+  RoleTensors<T> in;
+  in[Role::kKCache] = Tensor<T>({kv, D, N});  // starts empty: all slots masked
+  in[Role::kVCache] = Tensor<T>({kv, N, D});
+  std::vector<double> cos, sin;
+  Sequence out(static_cast<size_t>(steps));
+  for (int t = 0; t < steps; ++t) {
+    // 1. The token's hidden state.
+    if (static_cast<int64_t>(hidden_in[t].size()) != H)
+      throw Error("simulation: step " + std::to_string(t) + " hidden state has " + std::to_string(hidden_in[t].size()) +
+                  " values, the layer's hidden size is " + std::to_string(H));
+    in[Role::kHiddenIn] = Tensor<T>({1, H}, std::vector<T>(hidden_in[t].begin(), hidden_in[t].end()));
+    // 2. Rotary tables of the absolute position t.
+    if (L.rope.rotary_dims > 0) {
+      rope_tables(L.rope, t, cos, sin);
+      const int64_t r = L.rope.rotary_dims;
+      in[Role::kRopeCos] = Tensor<T>({1, 1, r}, std::vector<T>(cos.begin(), cos.end()));
+      in[Role::kRopeSin] = Tensor<T>({1, 1, r}, std::vector<T>(sin.begin(), sin.end()));
+    }
+    // 3. The mask: written cache slots and the new token (last) are 0, unwritten slots masked.
+    //    window: the min(t, N) entries written so far are the newest, at the end of the window;
+    //    new_entry: slots 0 .. min(t, N)-1 were written (ring slot t mod N, or append slot t).
+    Tensor<T> mask({1, 1, N + 1}, T(0));
+    const int64_t written = std::min<int64_t>(t, N);
+    for (int64_t j = 0; j < N; ++j) {
+      const bool valid = window ? j >= N - written : j < written;
+      if (!valid) mask[j] = static_cast<T>(masked);
+    }
+    in[Role::kMask] = std::move(mask);
+    // 4. Run the graph.
+    RoleTensors<T> res = exec.run(in);
+    if (observe) observe(t, in, res);
+    const Tensor<T>& y = res.at(Role::kHiddenOut);
+    out[t].assign(y.data.begin(), y.data.end());
+    // 5. Keep the cache.
+    if (window) {
+      in[Role::kKCache] = std::move(res.at(Role::kKOut));
+      in[Role::kVCache] = std::move(res.at(Role::kVOut));
+    } else {
+      const int64_t slot = sliding ? t % N : t;
+      if (slot < N) {
+        const Tensor<T>& k = res.at(Role::kKOut);  // [kv, D, 1]
+        const Tensor<T>& v = res.at(Role::kVOut);  // [kv, 1, D]
+        Tensor<T>& kc = in[Role::kKCache];
+        Tensor<T>& vc = in[Role::kVCache];
+        for (int64_t h = 0; h < kv; ++h)
+          for (int64_t d = 0; d < D; ++d) {
+            kc[(h * D + d) * N + slot] = k[h * D + d];
+            vc[(h * N + slot) * D + d] = v[h * D + d];
+          }
+      }
+    }
+  }
+  return out;
+}
+
+template Sequence simulate<float>(const LayerGraph&, const LayerWeights&, const Sequence&, const SimOptions&,
+                                  const StepObserver<float>&);
+template Sequence simulate<double>(const LayerGraph&, const LayerWeights&, const Sequence&, const SimOptions&,
+                                   const StepObserver<double>&);
+
+}  // namespace layoutx::model::numerics
