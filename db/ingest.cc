@@ -1,0 +1,197 @@
+#include "db/ingest.h"
+
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+#include "db/schema.h"
+#include "db/sha256.h"
+#include "model/variant.h"
+#include "support/error.h"
+
+namespace layoutx::db {
+
+namespace {
+
+bool ends_with(const std::string& s, std::string_view suf) {
+  return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
+}
+
+// The canonical key of the command line's variant (with --precision applied).
+std::string context_variant_key(const IngestContext& ctx, const std::string& name) {
+  if (ctx.variant.empty()) throw Error(name + ": this format profiles one graph: give --variant KEY|PRESET");
+  model::Variant v = model::parse_variant(ctx.variant);
+  if (!ctx.precision.empty()) v.precision = model::parse_precision(ctx.precision);
+  v.validate();
+  return v.key();
+}
+
+std::string precision_of_key(const std::string& key) { return model::to_string(model::parse_variant(key).precision); }
+
+}  // namespace
+
+std::string now_utc() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+Format detect_format(const std::string& path, std::string_view text) {
+  std::string lower;
+  for (char ch : path) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (ends_with(lower, ".yaml") || ends_with(lower, ".yml")) return Format::kYaml;
+  if (ends_with(lower, ".csv")) {
+    if (text.find("Msg Timestamp") != std::string_view::npos) return Format::kQnnCsv;
+    return Format::kCsv;
+  }
+  if (ends_with(lower, ".json")) {
+    size_t i = text.find_first_not_of(" \t\r\n");
+    if (i != std::string_view::npos && text[i] == '[') return Format::kOrtJson;
+    if (text.find("\"execution_summary\"") != std::string_view::npos) return Format::kAihubJson;
+    throw Error(path + ": a JSON file that is neither an AI Hub profile (no \"execution_summary\") nor an ONNX "
+                "Runtime profile (not an array); give --format");
+  }
+  throw Error(path + ": cannot tell the format from the name; give --format yaml|csv|qnn-csv|aihub-json|ort-json");
+}
+
+int64_t device_id(Connection& c, const std::string& name, const std::string& description) {
+  auto ins = c.prepare("INSERT INTO devices (name, description) VALUES (?1, ?2) ON CONFLICT(name) DO UPDATE SET "
+                       "description = CASE WHEN devices.description = '' THEN excluded.description ELSE devices.description END");
+  ins.bind(1, name).bind(2, description).run();
+  auto q = c.prepare("SELECT id FROM devices WHERE name = ?1");
+  q.bind(1, name).step();
+  return q.int64(0);
+}
+
+int64_t model_id(Connection& c, const std::string& name) {
+  c.prepare("INSERT OR IGNORE INTO models (name) VALUES (?1)").bind(1, name).run();
+  auto q = c.prepare("SELECT id FROM models WHERE name = ?1");
+  q.bind(1, name).step();
+  return q.int64(0);
+}
+
+int64_t variant_id(Connection& c, const std::string& key) {
+  model::Variant v = model::parse_variant(key);
+  c.prepare("INSERT OR IGNORE INTO variants (key, preset, precision) VALUES (?1, ?2, ?3)")
+      .bind(1, v.key()).bind(2, v.preset()).bind(3, model::to_string(v.precision)).run();
+  auto q = c.prepare("SELECT id FROM variants WHERE key = ?1");
+  q.bind(1, v.key()).step();
+  return q.int64(0);
+}
+
+IngestResult store_profile(Connection& c, const Profile& p, const std::string& name, const std::string& hash,
+                           const IngestContext& ctx) {
+  IngestResult res;
+  res.path = name;
+  res.hash = hash;
+  res.format = p.format;
+  res.boundary = p.boundary;
+  // The device: --device, or the file's own device id; both given must agree.
+  if (!ctx.device.empty() && !p.device.empty() && ctx.device != p.device)
+    throw Error(name + ": the file is for device \"" + p.device + "\" but --device says \"" + ctx.device + "\"");
+  const std::string device = ctx.device.empty() ? p.device : ctx.device;
+  if (device.empty()) throw Error(name + ": give --device (our device id, e.g. galaxy-s25)");
+  // Validate the context the one-graph formats need before writing anything.
+  const bool one_graph = p.format == Format::kQnnCsv || p.format == Format::kAihubJson || p.format == Format::kOrtJson;
+  std::string ctx_key;
+  if (one_graph) {
+    ctx_key = context_variant_key(ctx, name);
+    if (ctx.layer != "sliding" && ctx.layer != "full")
+      throw Error(name + ": this format profiles one graph: give --layer sliding|full");
+    if (!ctx.ctx || *ctx.ctx < 1) throw Error(name + ": this format profiles one graph: give --ctx N");
+  }
+  // 1. One transaction; the write lock is taken up front.
+  Transaction tx(c);
+  // 2. Idempotence: the same content was ingested before.
+  auto seen = c.prepare("SELECT id FROM measurement_runs WHERE content_hash = ?1");
+  seen.bind(1, hash);
+  if (seen.step()) {
+    res.skipped = true;
+    res.run_id = seen.int64(0);
+    return res;  // the transaction rolls back; nothing was written
+  }
+  // 3. The run.
+  int64_t dev = device_id(c, device, p.device_description);
+  std::string notes = p.notes;
+  if (!ctx.notes.empty()) notes += (notes.empty() ? "" : "; ") + ctx.notes;
+  c.prepare("INSERT INTO measurement_runs (source_path, content_hash, format, tool, tool_version, device_id, "
+            "ingested_at, notes, boundary) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
+      .bind(1, name).bind(2, hash).bind(3, to_string(p.format)).bind(4, p.tool).bind(5, p.tool_version)
+      .bind(6, dev).bind(7, now_utc()).bind(8, notes).bind(9, p.boundary).run();
+  res.run_id = c.last_insert_id();
+  // 4. Layer-level measurements (a one-graph profile's total takes the command line's variant).
+  auto ins_layer = c.prepare(
+      "INSERT INTO layer_measurements (run_id, device_id, model_id, variant_id, layer_type, ctx, cache_entries, "
+      "precision, ms, samples) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+  std::optional<int64_t> graph_layer_id;
+  for (const auto& l : p.layers) {
+    std::string key = l.variant_key.empty() ? ctx_key : l.variant_key;
+    if (key.empty()) throw Error(name + ":" + std::to_string(l.line) + ": no variant for this measurement (give --variant)");
+    std::string layer = l.layer_type.empty() ? ctx.layer : l.layer_type;
+    std::optional<int> lctx = l.ctx ? l.ctx : ctx.ctx;
+    if (!lctx) throw Error(name + ":" + std::to_string(l.line) + ": no context for this measurement (give --ctx)");
+    std::string model = l.model.empty() ? ctx.model : l.model;
+    ins_layer.bind(1, res.run_id).bind(2, dev).bind(3, model_id(c, model)).bind(4, variant_id(c, key))
+        .bind(5, layer).bind(6, *lctx).bind(7, l.cache_entries).bind(8, precision_of_key(key))
+        .bind(9, l.ms).bind(10, l.samples);
+    ins_layer.run();
+    if (one_graph) graph_layer_id = c.last_insert_id();
+    ++res.layers;
+  }
+  // 5. Op-level measurements, tied to the graph's layer measurement.
+  auto ins_op = c.prepare(
+      "INSERT INTO op_measurements (run_id, layer_measurement_id, inference, op_name, op_type, ms, cycles, "
+      "compute_unit) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+  for (const auto& o : p.ops) {
+    ins_op.bind(1, res.run_id).bind(2, graph_layer_id).bind(3, o.inference).bind(4, o.name).bind(5, o.type)
+        .bind(6, o.ms).bind(7, o.cycles).bind(8, o.compute_unit);
+    ins_op.run();
+    ++res.ops;
+  }
+  // 6. Op shares and compile outcomes (our calibration YAML).
+  auto ins_share = c.prepare(
+      "INSERT INTO op_shares (run_id, model_id, layer_type, ctx, selector, op, share_min, share_max) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+  for (const auto& s : p.shares) {
+    ins_share.bind(1, res.run_id).bind(2, model_id(c, s.model.empty() ? ctx.model : s.model)).bind(3, s.layer_type)
+        .bind(4, s.ctx).bind(5, s.selector).bind(6, s.op).bind(7, s.share_min).bind(8, s.share_max);
+    ins_share.run();
+    ++res.shares;
+  }
+  auto ins_comp = c.prepare(
+      "INSERT INTO compile_outcomes (run_id, device_id, variant_id, precision, form, ok, exit_code, message) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+  for (const auto& k : p.compiles) {
+    std::optional<int64_t> vid;
+    if (!k.variant_key.empty()) vid = variant_id(c, k.variant_key);
+    ins_comp.bind(1, res.run_id).bind(2, dev).bind(3, vid).bind(4, k.precision).bind(5, k.form)
+        .bind(6, k.ok ? 1 : 0).bind(7, k.exit_code).bind(8, k.message);
+    ins_comp.run();
+    ++res.compiles;
+  }
+  // 7. Commit.
+  tx.commit();
+  return res;
+}
+
+IngestResult ingest_text(Connection& c, std::string_view text, const std::string& name, const IngestContext& ctx) {
+  // 1. Format, hash, parse: nothing is written until the whole file has parsed.
+  Format f = ctx.format ? *ctx.format : detect_format(name, text);
+  std::string hash = sha256_hex(text);
+  Profile p = parse_profile(f, text, name);
+  // 2. Store in one transaction.
+  return store_profile(c, p, name, hash, ctx);
+}
+
+IngestResult ingest_file(Connection& c, const std::string& path, const IngestContext& ctx) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot open file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ingest_text(c, ss.str(), path, ctx);
+}
+
+}  // namespace layoutx::db

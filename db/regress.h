@@ -1,0 +1,58 @@
+// Regression queries: for each (device, model, variant, layer, ctx, boundary) with layer
+// measurements, the latest measurement against the prediction for it (outside the interval?)
+// and against the previous measurement of the same key (slower by more than a tolerance?).
+// "Latest" is ingest order (the run id): the database does not trust file dates.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/sqlite.h"
+
+namespace layoutx::db {
+
+struct MeasurementKey {
+  std::string device, model, variant_key, layer_type;
+  int ctx = 0;
+  std::string boundary;  // figures of different boundaries are never compared with each other
+};
+
+// What a predictor said for a key (the cost model's Prediction, reduced to what is stored).
+struct PredictedLatency {
+  double ms = 0.0, low_ms = 0.0, high_ms = 0.0;  // point and interval, milliseconds
+  std::string calibration_id;
+};
+
+// Returns the prediction for a key, nullopt when the device has no predictor. May throw Error
+// (e.g. the model config is missing); regress reports that on the row, not as a failure of all.
+using PredictFn = std::function<std::optional<PredictedLatency>(const MeasurementKey&)>;
+
+struct RegressRow {
+  MeasurementKey key;
+  std::vector<double> history_ms;  // every measurement of the key, oldest first
+  double latest_ms = 0.0;
+  std::optional<double> previous_ms;
+  std::optional<double> change;    // (latest - previous) / previous
+  bool slower_than_previous = false;
+  std::optional<PredictedLatency> predicted;
+  // "no predictor", "within interval", "slower than predicted", "faster than predicted",
+  // or "prediction failed: <message>".
+  std::string prediction_status;
+  bool regression = false;         // slower than previous by > tolerance, or above the interval
+};
+
+struct RegressOptions {
+  std::string device;        // "" = every device
+  double tolerance = 0.03;   // relative slowdown against the previous measurement
+  bool record_predictions = true;  // store each prediction made (once per calibration and key)
+};
+
+struct RegressResult {
+  std::vector<RegressRow> rows;
+  bool any_regression = false;
+};
+
+RegressResult regress(Connection& c, const RegressOptions& opt, const PredictFn& predict);
+
+}  // namespace layoutx::db

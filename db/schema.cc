@@ -1,0 +1,193 @@
+#include "db/schema.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <vector>
+
+#include "support/error.h"
+
+namespace layoutx::db {
+
+namespace {
+
+const char* const kBoundaries[] = {"netrun", "accelerator", "accelerator_excl_wait", "aihub_estimate",
+                                   "ort_node", "ours", nullptr};
+
+// Version 1. Units: every *_ms column is milliseconds; cycles are HTP cycles; dates are ISO-8601
+// UTC text.
+const std::string kSchemaV1 = R"sql(
+CREATE TABLE schema_version (version INTEGER NOT NULL);
+CREATE TABLE devices (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,          -- our device id, e.g. galaxy-s25
+  description TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE models (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE           -- model name, e.g. spark-x2.5-1.7b
+);
+CREATE TABLE variants (
+  id INTEGER PRIMARY KEY,
+  key TEXT NOT NULL UNIQUE,           -- model::Variant::key()
+  preset TEXT NOT NULL DEFAULT '',    -- model::Variant::preset(), '' if none
+  precision TEXT NOT NULL
+);
+CREATE TABLE measurement_runs (
+  id INTEGER PRIMARY KEY,
+  source_path TEXT NOT NULL,
+  content_hash TEXT NOT NULL UNIQUE,  -- SHA-256 of the file's bytes, hex
+  format TEXT NOT NULL,               -- yaml, csv, qnn-csv, aihub-json, ort-json
+  tool TEXT NOT NULL,
+  tool_version TEXT NOT NULL DEFAULT '',
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  ingested_at TEXT NOT NULL,
+  notes TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE layer_measurements (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES measurement_runs(id) ON DELETE CASCADE,
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  model_id INTEGER NOT NULL REFERENCES models(id),
+  variant_id INTEGER NOT NULL REFERENCES variants(id),
+  layer_type TEXT NOT NULL CHECK (layer_type IN ('sliding', 'full')),
+  ctx INTEGER NOT NULL,               -- context the step was built for (tokens)
+  cache_entries INTEGER,              -- past K/V entries, when the source states them
+  precision TEXT NOT NULL,
+  ms REAL NOT NULL CHECK (ms >= 0),   -- one decode step of one layer
+  samples INTEGER NOT NULL DEFAULT 1
+);
+CREATE INDEX layer_measurements_key ON layer_measurements(device_id, model_id, variant_id, layer_type, ctx);
+CREATE TABLE op_measurements (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES measurement_runs(id) ON DELETE CASCADE,
+  layer_measurement_id INTEGER REFERENCES layer_measurements(id),
+  inference INTEGER NOT NULL DEFAULT 0,  -- which repetition of the graph (0-based)
+  op_name TEXT NOT NULL,
+  op_type TEXT NOT NULL DEFAULT '',
+  ms REAL CHECK (ms >= 0),
+  cycles INTEGER CHECK (cycles >= 0),
+  compute_unit TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE op_shares (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES measurement_runs(id) ON DELETE CASCADE,
+  model_id INTEGER NOT NULL REFERENCES models(id),
+  layer_type TEXT NOT NULL,           -- sliding, full or any
+  ctx INTEGER,                        -- null when the source does not state it
+  selector TEXT NOT NULL,             -- the axes the record names, "axis=value,..." ('' = any)
+  op TEXT NOT NULL,                   -- the source's description of the op
+  share_min REAL NOT NULL,            -- fraction of the layer's time
+  share_max REAL NOT NULL
+);
+CREATE TABLE compile_outcomes (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES measurement_runs(id) ON DELETE CASCADE,
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  variant_id INTEGER REFERENCES variants(id),  -- when the outcome is for one variant
+  precision TEXT NOT NULL,
+  form TEXT NOT NULL DEFAULT '',      -- the op form, as the source describes it
+  ok INTEGER NOT NULL,
+  exit_code INTEGER,
+  message TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE calibrations (
+  id TEXT PRIMARY KEY,
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  created_at TEXT NOT NULL,
+  coefficients TEXT NOT NULL,         -- the cost model's coefficients, as it serializes them
+  data_hash TEXT NOT NULL,            -- hash of the records it was fitted on
+  provenance TEXT NOT NULL DEFAULT '',
+  loo_error REAL                      -- leave-one-out relative error, when reported
+);
+CREATE TABLE predictions (
+  id INTEGER PRIMARY KEY,
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  model_id INTEGER NOT NULL REFERENCES models(id),
+  variant_id INTEGER NOT NULL REFERENCES variants(id),
+  layer_type TEXT NOT NULL,
+  ctx INTEGER NOT NULL,
+  ms REAL NOT NULL,
+  low_ms REAL NOT NULL,
+  high_ms REAL NOT NULL,
+  calibration_id TEXT NOT NULL,       -- which calibration made it (calibrations.id when stored)
+  made_at TEXT NOT NULL
+);
+INSERT INTO schema_version (version) VALUES (1);
+)sql";
+
+// v1 -> v2: the timing boundary of each run. Runs stored by v1 code get the boundary their tool
+// implies: our files -> ours, AI Hub -> aihub_estimate, ONNX Runtime -> ort_node, qnn-profile-viewer
+// -> accelerator (the figure v1 took from it).
+const std::string kMigrateV1ToV2 = R"sql(
+ALTER TABLE measurement_runs ADD COLUMN boundary TEXT NOT NULL DEFAULT 'ours'
+  CHECK (boundary IN ('netrun', 'accelerator', 'accelerator_excl_wait', 'aihub_estimate', 'ort_node', 'ours'));
+UPDATE measurement_runs SET boundary = CASE format
+  WHEN 'aihub-json' THEN 'aihub_estimate'
+  WHEN 'ort-json' THEN 'ort_node'
+  WHEN 'qnn-csv' THEN 'accelerator'
+  ELSE 'ours' END;
+UPDATE schema_version SET version = 2;
+)sql";
+
+// migrations[i] takes version i+1 to i+2.
+const std::vector<const std::string*>& migrations() {
+  static const std::vector<const std::string*> m = {&kMigrateV1ToV2};
+  return m;
+}
+
+}  // namespace
+
+const char* const* boundary_names() { return kBoundaries; }
+
+bool is_boundary(const std::string& s) {
+  for (const char* const* b = kBoundaries; *b; ++b)
+    if (s == *b) return true;
+  return false;
+}
+
+const std::string& schema_v1_sql() { return kSchemaV1; }
+
+std::string default_db_path() {
+  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return std::string(x) + "/layoutx/layoutx.db";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.local/share/layoutx/layoutx.db";
+  throw Error("no database path: set --db PATH, XDG_DATA_HOME or HOME");
+}
+
+int schema_version(Connection& c) {
+  auto t = c.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'");
+  t.step();
+  if (t.int64(0) == 0) return 0;
+  auto s = c.prepare("SELECT max(version) FROM schema_version");
+  if (!s.step() || s.is_null(0)) return 0;
+  return static_cast<int>(s.int64(0));
+}
+
+std::unique_ptr<Connection> open_database(const std::string& path_in, int busy_timeout_ms) {
+  std::string path = path_in.empty() ? default_db_path() : path_in;
+  // 1. Create the directory the file lives in.
+  auto dir = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+  // 2. Open; wait on locks for up to busy_timeout_ms before failing (several CI jobs at once).
+  auto c = std::make_unique<Connection>(path);
+  sqlite3_busy_timeout(c->raw(), busy_timeout_ms);
+  // 3. WAL: readers do not block the writer; persistent in the file once set.
+  c->exec("PRAGMA journal_mode = WAL");
+  c->exec("PRAGMA foreign_keys = ON");
+  // 4. Create or migrate, under the write lock so two processes do not both create it.
+  Transaction tx(*c);
+  int v = schema_version(*c);
+  if (v > kSchemaVersion)
+    throw Error(path + ": database schema version " + std::to_string(v) + " is newer than this layoutx knows (" +
+                std::to_string(kSchemaVersion) + ")");
+  if (v == 0) {
+    c->exec(kSchemaV1);
+    v = 1;
+  }
+  for (; v < kSchemaVersion; ++v) c->exec(*migrations()[static_cast<size_t>(v - 1)]);
+  tx.commit();
+  return c;
+}
+
+}  // namespace layoutx::db
