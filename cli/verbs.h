@@ -9,5 +9,6 @@ namespace layoutx::cli {
 int& verb_exit_status();
 
 void add_graph_verb(CLI::App& app);
+void add_parity_verb(CLI::App& app);
 
 }  // namespace layoutx::cli
