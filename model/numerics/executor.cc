@@ -119,8 +119,10 @@ Executor<T>::Executor(const LayerGraph& graph, const LayerWeights& weights, Exec
                    to_string(it->second.shape) + ", the graph needs " + to_string(node.shape));
         continue;
       }
-      Tensor<double> w = it->second;
-      if (options_.simulate_precision) {
+      if (!options_.simulate_precision) {
+        own_[v] = it->second.template cast<T>();
+      } else {
+        Tensor<double> w = it->second;
         switch (node.dtype) {
           case DType::kI8: w = quantize_weight_per_channel(w, 8); break;
           case DType::kI4: w = quantize_weight_per_channel(w, 4); break;
@@ -131,8 +133,8 @@ Executor<T>::Executor(const LayerGraph& graph, const LayerWeights& weights, Exec
           case DType::kF32:
           case DType::kI32: break;
         }
+        own_[v] = w.template cast<T>();
       }
-      own_[v] = w.template cast<T>();
       ptr_[v] = &own_[v];
     } else if (node.kind == OpKind::kConstant) {
       own_[v] = Tensor<T>(node.shape, static_cast<T>(node.scalar));
