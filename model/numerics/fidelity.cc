@@ -4,7 +4,10 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <memory>
+#include <mutex>
 #include <set>
+#include <sstream>
 
 #include "model/builder.h"
 #include "model/numerics/reference.h"
@@ -89,11 +92,47 @@ Sequence run_variant(const LayerSpec& layer, const Variant& variant, const Layer
   return {};
 }
 
+namespace {
+
+// The seeded weights, inputs and reference outputs of the last (layer, steps, seed) asked for:
+// the explorer asks for many variants of one layer in a row, and these do not depend on the
+// variant. Shared under a mutex, so concurrent callers are safe.
+struct ReferenceRun {
+  LayerWeights weights;
+  Sequence in, ref;
+};
+
+std::string layer_key(const LayerSpec& L, int steps, uint64_t seed) {
+  std::ostringstream os;
+  os.precision(17);
+  os << int(L.type) << ' ' << L.window << ' ' << L.context << ' ' << L.cache_entries << ' ' << L.hidden << ' '
+     << L.intermediate << ' ' << L.heads << ' ' << L.kv_heads << ' ' << L.head_dim << ' ' << L.rope.theta << ' '
+     << L.rope.rotary_dims << ' ' << L.rms_eps << ' ' << int(L.activation) << ' ' << L.head_gate << ' ' << steps
+     << ' ' << seed;
+  return os.str();
+}
+
+std::shared_ptr<const ReferenceRun> reference_run(const LayerSpec& layer, int steps, uint64_t seed) {
+  static std::mutex mu;
+  static std::string key;
+  static std::shared_ptr<const ReferenceRun> last;
+  const std::string k = layer_key(layer, steps, seed);
+  std::lock_guard<std::mutex> lock(mu);
+  if (last && key == k) return last;
+  auto run = std::make_shared<ReferenceRun>();
+  run->weights = seeded_weights(layer, seed);
+  run->in = token_inputs(layer.hidden, steps, seed);
+  run->ref = run_reference(layer, run->weights, run->in);
+  key = k;
+  last = run;
+  return last;
+}
+
+}  // namespace
+
 Fidelity variant_fidelity(const LayerSpec& layer, const Variant& variant, int steps, uint64_t seed) {
-  const LayerWeights w = seeded_weights(layer, seed);
-  const Sequence in = token_inputs(layer.hidden, steps, seed);
-  const Sequence ref = run_reference(layer, w, in);
-  return compare(ref, run_variant(layer, variant, w, in, Arithmetic::kFloat32, true), in);
+  const auto r = reference_run(layer, steps, seed);
+  return compare(r->ref, run_variant(layer, variant, r->weights, r->in, Arithmetic::kFloat32, true), r->in);
 }
 
 double fidelity_snr_db(const LayerSpec& layer, const Variant& variant, int steps, uint64_t seed) {
