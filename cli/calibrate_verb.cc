@@ -1,0 +1,148 @@
+// layoutx calibrate: fits the cost model to the calibration measurements (layer timings and op
+// shares together, regularized toward the device's priors), prints each measurement's fitted
+// value and residual and the leave-one-out error of every timing, and saves the calibration.
+#include <iostream>
+
+#include "cli/table.h"
+#include "cli/verbs.h"
+#include "costmodel/calibration.h"
+#include "costmodel/device_spec.h"
+#include "costmodel/htp_predictor.h"
+#include "costmodel/measurements.h"
+#include "support/json_writer.h"
+#include "support/paths.h"
+
+namespace layoutx::cli {
+
+namespace {
+
+struct CalibrateArgs {
+  std::vector<std::string> data;
+  std::string device = costmodel::kDefaultDevice;
+  std::string out;
+  bool json = false;
+  bool no_save = false;
+};
+
+std::string pct(double v) { return fmt(100.0 * v, 1) + "%"; }
+
+void print_table(const costmodel::FitReport& rep, const costmodel::DeviceSpec& dev, const std::string& out) {
+  const costmodel::Calibration& c = rep.calibration;
+  std::cout << "fit: " << rep.rows.size() << " measurements, " << c.theta.size() << " coefficients ("
+            << fmt(c.effective_parameters, 2) << " effective parameters: trace of the hat matrix)\n\n";
+  Table t({"measurement", "kind", "measured", "fitted", "residual", "resid/sd"});
+  for (const auto& r : rep.rows) {
+    const bool time = r.record->kind == costmodel::MeasurementRecord::Kind::kLayerTime;
+    t.add({r.record->id, time ? "ms" : "share", time ? fmt(r.measured, 3) : pct(r.measured),
+           time ? fmt(r.fitted, 3) : pct(r.fitted), time ? fmt(r.residual, 3) : pct(r.residual),
+           fmt(r.residual / r.sd, 2)});
+  }
+  t.print(std::cout);
+  std::cout << "\nleave-one-out (refit without the timing and its layer's shares, predict it):\n";
+  Table l({"timing", "measured ms", "predicted ms", "error"});
+  for (const auto& r : rep.loo) l.add({r.record->id, fmt(r.measured_ms, 3), fmt(r.predicted_ms, 3), pct(r.rel_error)});
+  l.print(std::cout);
+  std::cout << "LOO |error|: median " << pct(c.loo_median) << ", max " << pct(c.loo_max) << ", rms " << pct(c.loo_rms)
+            << " over " << c.loo_count << " timings\n\n";
+  Table k({"coefficient", "term", "prior", "fitted", "sd", "x prior"});
+  for (size_t i = 0; i < dev.coefficients.size(); ++i) {
+    const auto& s = dev.coefficients[i];
+    const Eigen::Index j = static_cast<Eigen::Index>(i);
+    const char* unit = s.term == costmodel::Term::kDispatch ? " us" : s.term == costmodel::Term::kByte ? " us/MB" : " us/MMAC";
+    k.add({s.name, costmodel::to_string(s.term), fmt(s.prior, 3) + unit, fmt(c.theta[j], 3) + unit,
+           fmt(std::sqrt(std::max(0.0, c.covariance(j, j))), 3), fmt(c.theta[j] / s.prior, 2)});
+  }
+  k.print(std::cout);
+  std::cout << "\ncalibration " << c.id << " (data hash " << c.data_hash << ")";
+  if (!out.empty()) std::cout << " written to " << out;
+  std::cout << "\n";
+}
+
+void print_json(const costmodel::FitReport& rep, const costmodel::DeviceSpec& dev, const std::string& out) {
+  const costmodel::Calibration& c = rep.calibration;
+  JsonWriter w(std::cout);
+  w.begin_object();
+  w.field("calibration_id", c.id);
+  w.field("data_hash", c.data_hash);
+  w.field("device", c.device);
+  w.field("written_to", out);
+  w.field("effective_parameters", c.effective_parameters);
+  w.key("fit").begin_array();
+  for (const auto& r : rep.rows) {
+    w.begin_object();
+    w.field("id", r.record->id);
+    w.field("kind", costmodel::to_string(r.record->kind));
+    w.field("measured", r.measured);
+    w.field("fitted", r.fitted);
+    w.field("residual", r.residual);
+    w.field("sd", r.sd);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("loo").begin_object();
+  w.field("median_abs_rel_error", c.loo_median);
+  w.field("max_abs_rel_error", c.loo_max);
+  w.field("rms_rel_error", c.loo_rms);
+  w.key("timings").begin_array();
+  for (const auto& r : rep.loo) {
+    w.begin_object();
+    w.field("id", r.record->id);
+    w.field("measured_ms", r.measured_ms);
+    w.field("predicted_ms", r.predicted_ms);
+    w.field("rel_error", r.rel_error);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  w.key("coefficients").begin_array();
+  for (size_t i = 0; i < dev.coefficients.size(); ++i) {
+    const Eigen::Index j = static_cast<Eigen::Index>(i);
+    w.begin_object();
+    w.field("name", dev.coefficients[i].name);
+    w.field("term", costmodel::to_string(dev.coefficients[i].term));
+    w.field("prior", dev.coefficients[i].prior);
+    w.field("value", c.theta[j]);
+    w.field("sd", std::sqrt(std::max(0.0, c.covariance(j, j))));
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+}
+
+}  // namespace
+
+void add_calibrate_verb(CLI::App& app) {
+  auto args = std::make_shared<CalibrateArgs>();
+  auto* sub = app.add_subcommand("calibrate", "fit the cost model to measurements; print the fit and leave-one-out error");
+  sub->add_option("--data", args->data, "measurement file (repeatable; default: the shipped Galaxy S25 data)");
+  sub->add_option("--device", args->device, "device spec name or .yaml")->capture_default_str();
+  sub->add_option("--out", args->out, "where to write the calibration (default: the shipped calibration file)");
+  sub->add_flag("--no-save", args->no_save, "print the fit only");
+  sub->add_flag("--json", args->json, "print one JSON document");
+  sub->callback([args] {
+    // 1. The device spec (priors) and the measurement records of every data file.
+    costmodel::DeviceSpec dev = costmodel::load_device_named(args->device);
+    std::vector<std::string> files = args->data;
+    if (files.empty()) files.push_back(config_path(costmodel::kDefaultMeasurements));
+    std::vector<costmodel::MeasurementRecord> records;
+    for (const auto& f : files) {
+      auto r = costmodel::load_measurements(f);
+      records.insert(records.end(), r.begin(), r.end());
+    }
+    // 2. Records from several files must still agree on their graphs and ids.
+    costmodel::check_against_graphs(records);
+    // 3. Fit, per-measurement residuals, leave-one-out.
+    costmodel::FitReport rep = costmodel::calibrate(records, dev, files);
+    // 4. Save, unless asked not to.
+    std::string out;
+    if (!args->no_save) {
+      out = args->out.empty() ? config_path(costmodel::kDefaultCalibration) : args->out;
+      costmodel::save_calibration(rep.calibration, &rep, out);
+    }
+    // 5. Print.
+    if (args->json) print_json(rep, dev, out);
+    else print_table(rep, dev, out);
+  });
+}
+
+}  // namespace layoutx::cli

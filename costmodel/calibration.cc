@@ -1,0 +1,357 @@
+#include "costmodel/calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "costmodel/cost_model.h"
+#include "costmodel/features.h"
+#include "costmodel/lowering.h"
+#include "costmodel/nnls.h"
+#include "support/error.h"
+#include "support/yaml_reader.h"
+
+namespace layoutx::costmodel {
+
+namespace {
+
+using Kind = MeasurementRecord::Kind;
+
+// Design rows of every record, built once (the graphs do not change between LOO refits).
+struct Prepared {
+  std::vector<Eigen::VectorXd> row;        // timing: the layer's row; share: the matched ops' row
+  std::vector<Eigen::VectorXd> layer_row;  // the whole layer's row
+  std::vector<double> layer_ms;            // share: its layer's measured ms; timing: own ms
+  std::vector<std::string> key;            // graph key
+};
+
+Prepared prepare(const std::vector<MeasurementRecord>& records, const DeviceSpec& device) {
+  Prepared p;
+  std::map<std::string, double> timed_ms;
+  for (const MeasurementRecord& r : records) {
+    model::LayerGraph g = build_graph(r);
+    std::vector<LoweredOp> ops = lower(g);
+    std::vector<OpFeatures> fs = features(g, ops, device.channel_pad);
+    Eigen::VectorXd all = design_row(device, fs);
+    Eigen::VectorXd matched = Eigen::VectorXd::Zero(all.size());
+    if (r.kind == Kind::kOpShare)
+      for (size_t i = 0; i < ops.size(); ++i) {
+        bool hit = false;
+        for (const std::string& pat : r.ops) hit |= glob_match(pat, ops[i].name);
+        if (hit) matched += design_row(device, fs[i]);
+      }
+    p.key.push_back(graph_key(r));
+    p.row.push_back(r.kind == Kind::kLayerTime ? all : matched);
+    p.layer_row.push_back(all);
+    p.layer_ms.push_back(r.kind == Kind::kLayerTime ? r.ms : 0.0);
+    if (r.kind == Kind::kLayerTime) timed_ms[p.key.back()] = r.ms;
+  }
+  for (size_t i = 0; i < records.size(); ++i)
+    if (records[i].kind == Kind::kOpShare) {
+      auto it = timed_ms.find(p.key[i]);
+      if (it == timed_ms.end())
+        throw Error(records[i].source + ": " + records[i].id + ": a share needs a timing of the same layer");
+      p.layer_ms[i] = it->second;
+    }
+  return p;
+}
+
+struct Solved {
+  Eigen::VectorXd theta;
+  Eigen::MatrixXd normal_inverse;  // (A'A)^-1 in multiplier space
+  double effective_parameters = 0;
+};
+
+// Weighted, prior-regularized, non-negative fit over the records with use[i] true.
+Solved solve(const std::vector<MeasurementRecord>& records, const Prepared& p, const DeviceSpec& device,
+             const std::vector<bool>& use) {
+  const Eigen::Index n = static_cast<Eigen::Index>(device.coefficients.size());
+  const Eigen::VectorXd prior = prior_theta(device);
+  std::vector<Eigen::VectorXd> rows;
+  std::vector<double> rhs;
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (!use[i]) continue;
+    const MeasurementRecord& r = records[i];
+    const double total_us = p.layer_ms[i] * 1e3;
+    if (r.kind == Kind::kLayerTime) {
+      rows.push_back(p.row[i].cwiseProduct(prior) / (total_us * r.sd));
+      rhs.push_back(1.0 / r.sd);
+    } else {
+      rows.push_back(p.row[i].cwiseProduct(prior) / (total_us * r.sd));
+      rhs.push_back(r.share / r.sd);
+    }
+  }
+  const Eigen::Index data_rows = static_cast<Eigen::Index>(rows.size());
+  Eigen::MatrixXd A(data_rows + n, n);
+  Eigen::VectorXd b(data_rows + n);
+  for (Eigen::Index i = 0; i < data_rows; ++i) {
+    A.row(i) = rows[static_cast<size_t>(i)].transpose();
+    b[i] = rhs[static_cast<size_t>(i)];
+  }
+  for (Eigen::Index k = 0; k < n; ++k) {
+    const double sd = device.coefficients[static_cast<size_t>(k)].rel_sd;
+    A.row(data_rows + k) = Eigen::RowVectorXd::Unit(n, k) / sd;
+    b[data_rows + k] = 1.0 / sd;
+  }
+  // Bounds m >= lo (lo_k = min_value_k / prior_k, physics' fastest rate; else 0): solve for
+  // y = m - lo >= 0.
+  Eigen::VectorXd lo(n);
+  for (Eigen::Index k = 0; k < n; ++k)
+    lo[k] = device.coefficients[static_cast<size_t>(k)].min_value / prior[k];
+  Solved s;
+  Eigen::VectorXd m = lo + nnls(A, b - A * lo);
+  s.theta = m.cwiseProduct(prior);
+  s.normal_inverse = (A.transpose() * A).inverse();
+  const Eigen::MatrixXd Ad = A.topRows(data_rows);
+  s.effective_parameters = (s.normal_inverse * Ad.transpose() * Ad).trace();
+  return s;
+}
+
+uint64_t fnv1a(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string hex(uint64_t v, int digits) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return std::string(buf).substr(static_cast<size_t>(16 - digits));
+}
+
+std::string num(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+std::string data_hash(const std::vector<MeasurementRecord>& records, const DeviceSpec& device) {
+  std::string s = canonical_text(records);
+  s += "device " + device.name + " pad " + std::to_string(device.channel_pad) + " features " +
+       std::to_string(kFeatureVersion) + "\n";
+  for (const CoefficientSpec& k : device.coefficients) {
+    s += k.name + " " + to_string(k.term) + " " + num(k.prior) + " " + num(k.rel_sd) + " " + num(k.min_value);
+    for (OpClass c : k.classes) s += std::string(" ") + to_string(c);
+    for (model::Precision p : k.precisions) s += std::string(" ") + model::to_string(p);
+    s += "\n";
+  }
+  return hex(fnv1a(s), 16);
+}
+
+Eigen::VectorXd fit_coefficients(const std::vector<MeasurementRecord>& records, const DeviceSpec& device) {
+  Prepared p = prepare(records, device);
+  return solve(records, p, device, std::vector<bool>(records.size(), true)).theta;
+}
+
+FitReport calibrate(const std::vector<MeasurementRecord>& records, const DeviceSpec& device,
+                    const std::vector<std::string>& data_files) {
+  int timings = 0;
+  for (const auto& r : records) timings += r.kind == Kind::kLayerTime;
+  if (timings == 0) throw Error("calibrate: no layer timing among the measurements");
+  Prepared p = prepare(records, device);
+  FitReport rep;
+  Calibration& c = rep.calibration;
+  // 1. The fit on everything.
+  Solved all = solve(records, p, device, std::vector<bool>(records.size(), true));
+  const Eigen::VectorXd prior = prior_theta(device);
+  c.theta = all.theta;
+  c.covariance = prior.asDiagonal() * all.normal_inverse * prior.asDiagonal();
+  c.effective_parameters = all.effective_parameters;
+  // 2. Each measurement's fitted value and residual.
+  for (size_t i = 0; i < records.size(); ++i) {
+    const MeasurementRecord& r = records[i];
+    FitRow row;
+    row.record = &r;
+    if (r.kind == Kind::kLayerTime) {
+      row.measured = r.ms;
+      row.fitted = p.row[i].dot(c.theta) / 1e3;
+      row.sd = r.sd * r.ms;
+    } else {
+      row.measured = r.share;
+      row.fitted = p.row[i].dot(c.theta) / p.layer_row[i].dot(c.theta);
+      row.sd = r.sd;
+    }
+    row.residual = row.fitted - row.measured;
+    rep.rows.push_back(row);
+  }
+  // 3. Leave-one-out over the timings: refit without the timing and without the shares of the
+  //    same layer (their equations carry its measured total), then predict it.
+  std::vector<double> abs_err;
+  double sq = 0;
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (records[i].kind != Kind::kLayerTime) continue;
+    std::vector<bool> use(records.size(), true);
+    for (size_t j = 0; j < records.size(); ++j)
+      if (j == i || (records[j].kind == Kind::kOpShare && p.key[j] == p.key[i])) use[j] = false;
+    Solved s = solve(records, p, device, use);
+    LooRow l;
+    l.record = &records[i];
+    l.measured_ms = records[i].ms;
+    l.predicted_ms = p.row[i].dot(s.theta) / 1e3;
+    l.rel_error = (l.predicted_ms - l.measured_ms) / l.measured_ms;
+    rep.loo.push_back(l);
+    abs_err.push_back(std::fabs(l.rel_error));
+    sq += l.rel_error * l.rel_error;
+  }
+  c.loo_count = static_cast<int>(abs_err.size());
+  c.loo_median = median(abs_err);
+  c.loo_max = *std::max_element(abs_err.begin(), abs_err.end());
+  c.loo_rms = std::sqrt(sq / static_cast<double>(abs_err.size()));
+  // 4. Interval: the posterior covariance covers the coefficients' uncertainty given the model;
+  //    the LOO spread (rms relative error) covers the model's own error on unseen layers.
+  c.model_rel_sd = c.loo_rms;
+  // 5. Provenance.
+  c.device = device.name;
+  c.date = utc_now();
+  c.data_hash = data_hash(records, device);
+  c.data_files = data_files;
+  for (const CoefficientSpec& k : device.coefficients) c.names.push_back(k.name);
+  std::string ident = c.data_hash;
+  for (Eigen::Index k = 0; k < c.theta.size(); ++k) ident += " " + num(c.theta[k]);
+  c.id = hex(fnv1a(ident), 8);
+  return rep;
+}
+
+double interval_half_width_ms(const Calibration& c, const Eigen::VectorXd& row, double latency_ms) {
+  const double coef_var_us2 = row.dot(c.covariance * row);
+  const double coef_var_ms2 = std::max(coef_var_us2, 0.0) / 1e6;
+  const double model_sd_ms = c.model_rel_sd * latency_ms;
+  return c.z * std::sqrt(coef_var_ms2 + model_sd_ms * model_sd_ms);
+}
+
+void save_calibration(const Calibration& c, const FitReport* report, const std::string& path) {
+  std::ostringstream o;
+  o << "# Cost-model calibration, written by `layoutx calibrate`; do not edit by hand.\n"
+    << "# Coefficients: time per lowered op = dispatch (us) + MB * us_per_mb + MMAC * us_per_mmac.\n"
+    << "# Interval of a prediction: latency +- z * sqrt(row' covariance row + (model_rel_sd * latency)^2),\n"
+    << "# the coefficients' posterior covariance (ridge toward the priors, weighted by the\n"
+    << "# measurements' stated sds) plus the leave-one-out rms relative error as model error.\n";
+  o << "version: " << kCalibrationVersion << "\n";
+  o << "feature_version: " << kFeatureVersion << "\n";
+  o << "device: " << c.device << "\n";
+  o << "date: \"" << c.date << "\"\n";
+  o << "data_hash: \"" << c.data_hash << "\"\n";
+  o << "id: \"" << c.id << "\"\n";
+  o << "data_files:";
+  if (c.data_files.empty()) o << " []";
+  o << "\n";
+  for (const auto& f : c.data_files) o << "  - \"" << f << "\"\n";
+  o << "interval: {z: " << num(c.z) << ", model_rel_sd: " << num(c.model_rel_sd) << "}\n";
+  o << "effective_parameters: " << num(c.effective_parameters) << "\n";
+  o << "coefficients:\n";
+  for (Eigen::Index k = 0; k < c.theta.size(); ++k)
+    o << "  - {name: " << c.names[static_cast<size_t>(k)] << ", value: " << num(c.theta[k]) << "}\n";
+  o << "covariance:\n";
+  for (Eigen::Index i = 0; i < c.covariance.rows(); ++i) {
+    o << "  - [";
+    for (Eigen::Index j = 0; j < c.covariance.cols(); ++j) o << (j ? ", " : "") << num(c.covariance(i, j));
+    o << "]\n";
+  }
+  o << "loo: {count: " << c.loo_count << ", median_abs_rel_error: " << num(c.loo_median)
+    << ", max_abs_rel_error: " << num(c.loo_max) << ", rms_rel_error: " << num(c.loo_rms) << "}\n";
+  if (report) {
+    o << "# Leave-one-out, per timing: id, measured ms, predicted ms, relative error\n";
+    for (const LooRow& l : report->loo)
+      o << "#   " << l.record->id << "  " << num(l.measured_ms) << "  " << num(l.predicted_ms) << "  "
+        << num(l.rel_error) << "\n";
+  }
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw Error(path + ": cannot write the calibration");
+  f << o.str();
+  if (!f) throw Error(path + ": write failed");
+}
+
+Calibration load_calibration(const std::string& path, const DeviceSpec& device) {
+  ErrorList errors;
+  YAML::Node root = load_yaml_file(path);
+  MapReader top(path, root, "", errors);
+  Calibration c;
+  top.integer("version", true, kCalibrationVersion, kCalibrationVersion);
+  top.integer("feature_version", true, kFeatureVersion, kFeatureVersion);
+  c.device = top.string("device", true).value_or("");
+  c.date = top.string("date", true).value_or("");
+  c.data_hash = top.string("data_hash", true).value_or("");
+  c.id = top.string("id", true).value_or("");
+  YAML::Node files = top.child("data_files", false);
+  if (files.IsDefined() && files.IsSequence())
+    for (const auto& f : files) c.data_files.push_back(f.Scalar());
+  YAML::Node iv = top.child("interval", true);
+  if (iv.IsDefined() && !iv.IsNull()) {
+    MapReader m(path, iv, "interval", errors);
+    c.z = m.number("z", true, 0).value_or(1.645);
+    c.model_rel_sd = m.number("model_rel_sd", true, 0).value_or(0);
+    m.finish();
+  }
+  c.effective_parameters = top.number("effective_parameters", false, 0).value_or(0);
+  const Eigen::Index n = static_cast<Eigen::Index>(device.coefficients.size());
+  c.theta = Eigen::VectorXd::Zero(n);
+  c.covariance = Eigen::MatrixXd::Zero(n, n);
+  YAML::Node coefs = top.child("coefficients", true);
+  if (coefs.IsDefined() && !coefs.IsNull()) {
+    if (!coefs.IsSequence() || static_cast<Eigen::Index>(coefs.size()) != n) {
+      errors.add(where(path, coefs) + ": coefficients: expected " + std::to_string(n) + " entries (device " +
+                 device.name + "); refit with `layoutx calibrate`");
+    } else {
+      for (Eigen::Index k = 0; k < n; ++k) {
+        MapReader m(path, coefs[static_cast<size_t>(k)], "coefficients[" + std::to_string(k) + "]", errors);
+        std::string name = m.string("name", true).value_or("");
+        const std::string& want = device.coefficients[static_cast<size_t>(k)].name;
+        if (name != want) m.error("name", "expected '" + want + "' (device " + device.name + "), got '" + name + "'");
+        c.names.push_back(name);
+        c.theta[k] = m.number("value", true, 0).value_or(0);
+        m.finish();
+      }
+    }
+  }
+  YAML::Node cov = top.child("covariance", true);
+  if (cov.IsDefined() && !cov.IsNull()) {
+    bool ok = cov.IsSequence() && static_cast<Eigen::Index>(cov.size()) == n;
+    for (Eigen::Index i = 0; ok && i < n; ++i) {
+      const YAML::Node& r = cov[static_cast<size_t>(i)];
+      ok = r.IsSequence() && static_cast<Eigen::Index>(r.size()) == n;
+      for (Eigen::Index j = 0; ok && j < n; ++j) c.covariance(i, j) = r[static_cast<size_t>(j)].as<double>();
+    }
+    if (!ok) errors.add(where(path, cov) + ": covariance: must be a " + std::to_string(n) + "x" + std::to_string(n) + " matrix");
+  }
+  YAML::Node loo = top.child("loo", true);
+  if (loo.IsDefined() && !loo.IsNull()) {
+    MapReader m(path, loo, "loo", errors);
+    c.loo_count = static_cast<int>(m.integer("count", true, 0).value_or(0));
+    c.loo_median = m.number("median_abs_rel_error", true, 0).value_or(0);
+    c.loo_max = m.number("max_abs_rel_error", true, 0).value_or(0);
+    c.loo_rms = m.number("rms_rel_error", true, 0).value_or(0);
+    m.finish();
+  }
+  top.finish();
+  if (c.device != device.name && !c.device.empty())
+    errors.add(path + ": device: calibration is for '" + c.device + "', not '" + device.name + "'");
+  errors.throw_if_any();
+  return c;
+}
+
+}  // namespace layoutx::costmodel

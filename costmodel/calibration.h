@@ -1,0 +1,87 @@
+// Calibration: fit the cost coefficients to measured layer timings and op shares together,
+// regularized toward the device spec's priors; leave-one-out over the timings; save / load.
+//
+// The fit (all in "multiplier" space m_k = theta_k / prior_k, so every coefficient is O(1)):
+//   layer timing i:  sum over its lowered ops of row . theta = ms_i            (sd: rel_sd * ms_i)
+//   op share j:      sum over the matched ops of row . theta = share_j * ms(layer of j)
+//                    using that layer's MEASURED time, which makes a share linear in theta
+//                    (sd: share_sd * ms(layer))
+//   prior k:         m_k = 1                                                     (sd: rel_sd_k)
+// minimized as weighted least squares subject to m >= 0 (coefficients are costs and cannot be
+// negative): a ridge toward the priors whose weights are the priors' stated uncertainties.
+#pragma once
+#include <Eigen/Dense>
+
+#include <string>
+#include <vector>
+
+#include "costmodel/device_spec.h"
+#include "costmodel/measurements.h"
+
+namespace layoutx::costmodel {
+
+// Bump when the saved file's layout changes.
+inline constexpr int kCalibrationVersion = 1;
+
+struct Calibration {
+  std::string device;     // device spec name
+  std::string date;       // UTC, ISO 8601, when it was fitted
+  std::string data_hash;  // hash of the measurement records and the device's priors (16 hex)
+  std::string id;         // short hash of data_hash and the fitted coefficients (8 hex)
+  std::vector<std::string> data_files;
+  std::vector<std::string> names;  // coefficient names, DeviceSpec::coefficients order
+  Eigen::VectorXd theta;           // fitted coefficients (us, us/MB, us/MMAC)
+  Eigen::MatrixXd covariance;      // posterior covariance of theta (same units, squared)
+  // Interval: latency +- z * sqrt(row' cov row + (model_rel_sd * latency)^2); see interval().
+  double model_rel_sd = 0;
+  double z = 1.645;  // 90% two-sided, normal
+  // Leave-one-out summary over the layer timings (absolute relative errors).
+  int loo_count = 0;
+  double loo_median = 0, loo_max = 0, loo_rms = 0;
+  double effective_parameters = 0;  // trace of the fit's hat matrix over the data rows
+};
+
+// One measurement as the fit saw it.
+struct FitRow {
+  const MeasurementRecord* record = nullptr;
+  double measured = 0;  // ms (timing) or share
+  double fitted = 0;    // ms, or the matched ops' fitted time over the layer's FITTED time
+  double residual = 0;  // fitted - measured (same unit)
+  double sd = 0;        // the measurement's sd in that unit
+};
+
+struct LooRow {
+  const MeasurementRecord* record = nullptr;
+  double measured_ms = 0;
+  double predicted_ms = 0;  // from a fit without this timing and without the shares of its layer
+  double rel_error = 0;     // (predicted - measured) / measured
+};
+
+struct FitReport {
+  Calibration calibration;
+  std::vector<FitRow> rows;  // in record order
+  std::vector<LooRow> loo;   // one per layer timing
+};
+
+// Fits theta to `records` (timings and shares). Returns the coefficients only.
+Eigen::VectorXd fit_coefficients(const std::vector<MeasurementRecord>& records, const DeviceSpec& device);
+
+// Full calibration: fit, per-record fitted values, leave-one-out, uncertainty, ids.
+// `data_files` is recorded for provenance only. Throws Error if no layer timing is given.
+FitReport calibrate(const std::vector<MeasurementRecord>& records, const DeviceSpec& device,
+                    const std::vector<std::string>& data_files = {});
+
+// Hash of the records and of the device spec's coefficient definitions (16 hex digits).
+std::string data_hash(const std::vector<MeasurementRecord>& records, const DeviceSpec& device);
+
+// The prediction interval's half-width (ms) for a layer whose summed design row is `row` and
+// whose point prediction is `latency_ms`.
+double interval_half_width_ms(const Calibration& c, const Eigen::VectorXd& row, double latency_ms);
+
+// YAML file (configs/calibration/<device>.calibration.yaml).
+void save_calibration(const Calibration& c, const FitReport* report, const std::string& path);
+// Throws Error if the file is malformed or was made for another device / coefficient set /
+// feature version.
+Calibration load_calibration(const std::string& path, const DeviceSpec& device);
+
+}  // namespace layoutx::costmodel

@@ -1,0 +1,29 @@
+#include "costmodel/cost_model.h"
+
+namespace layoutx::costmodel {
+
+Eigen::VectorXd design_row(const DeviceSpec& device, const OpFeatures& f) {
+  Eigen::VectorXd row = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(device.coefficients.size()));
+  auto put = [&](Term t, double value) {
+    int i = device.index(f.op_class, f.precision, t);
+    if (i >= 0) row[i] += value;
+  };
+  put(Term::kDispatch, f.count);
+  put(Term::kByte, f.bytes / 1e6);
+  put(Term::kMac, f.macs / 1e6);
+  return row;
+}
+
+Eigen::VectorXd design_row(const DeviceSpec& device, const std::vector<OpFeatures>& fs) {
+  Eigen::VectorXd row = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(device.coefficients.size()));
+  for (const OpFeatures& f : fs) row += design_row(device, f);
+  return row;
+}
+
+Eigen::VectorXd prior_theta(const DeviceSpec& device) {
+  Eigen::VectorXd p(static_cast<Eigen::Index>(device.coefficients.size()));
+  for (size_t i = 0; i < device.coefficients.size(); ++i) p[static_cast<Eigen::Index>(i)] = device.coefficients[i].prior;
+  return p;
+}
+
+}  // namespace layoutx::costmodel

@@ -1,0 +1,63 @@
+#include "costmodel/htp_predictor.h"
+
+#include <ostream>
+
+#include "costmodel/cost_model.h"
+#include "costmodel/features.h"
+#include "costmodel/lowering.h"
+#include "model/analysis.h"
+#include "support/error.h"
+#include "support/paths.h"
+
+namespace layoutx::costmodel {
+
+Prediction HtpPredictor::predict(const model::LayerGraph& graph) const {
+  Prediction p;
+  // 1. Lower to HTP ops and featurize them.
+  std::vector<LoweredOp> ops = lower(graph);
+  std::vector<OpFeatures> fs = features(graph, ops, device_.channel_pad);
+  // 2. Price each op with the calibrated coefficients; the layer is their sum.
+  Eigen::VectorXd total_row = Eigen::VectorXd::Zero(calibration_.theta.size());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    Eigen::VectorXd row = design_row(device_, fs[i]);
+    total_row += row;
+    p.ops.push_back({ops[i].name, model::to_string(ops[i].kind), to_string(ops[i].op_class), row.dot(calibration_.theta) / 1e3});
+    p.latency_ms += p.ops.back().ms;
+  }
+  // 3. Interval from the calibration's uncertainty.
+  const double half = interval_half_width_ms(calibration_, total_row, p.latency_ms);
+  p.low_ms = std::max(0.0, p.latency_ms - half);
+  p.high_ms = p.latency_ms + half;
+  // 4. Roofline floor: the bytes that must cross DRAM each token (every weight once, the
+  //    boundary inputs read, the boundary outputs written) at peak bandwidth.
+  model::GraphTotals t = model::totals(graph, model::analyze(graph));
+  const double floor_bytes = static_cast<double>(t.weight_bytes + t.boundary_bytes_in + t.boundary_bytes_out);
+  p.floor_ms = floor_bytes / device_.dram_bytes_per_us() / 1e3;
+  // 5. Legality from the converter rules.
+  p.legality = check_legality(rules_, graph, ops);
+  p.calibration_id = calibration_.id;
+  return p;
+}
+
+std::unique_ptr<HtpPredictor> load_default_predictor(std::ostream& log) {
+  DeviceSpec device = load_device_named(kDefaultDevice);
+  const std::string data_path = config_path(kDefaultMeasurements);
+  std::vector<MeasurementRecord> records = load_measurements(data_path);
+  const std::string hash = data_hash(records, device);
+  const std::string cal_path = config_path(kDefaultCalibration);
+  Calibration cal;
+  bool fresh = false;
+  try {
+    cal = load_calibration(cal_path, device);
+    if (cal.data_hash == hash) fresh = true;
+    else
+      log << "layoutx: " << cal_path << ": data hash " << cal.data_hash << " does not match the measurements and priors ("
+          << hash << "); refitting in memory (run `layoutx calibrate` to save)\n";
+  } catch (const Error& e) {
+    log << "layoutx: saved calibration unusable (" << e.what() << "); refitting in memory\n";
+  }
+  if (!fresh) cal = calibrate(records, device, {data_path}).calibration;
+  return std::make_unique<HtpPredictor>(std::move(device), std::move(cal), load_rules(config_path(kDefaultRules)));
+}
+
+}  // namespace layoutx::costmodel

@@ -1,0 +1,44 @@
+// The calibrated HTP predictor: lower the graph, price each op with the calibration's
+// coefficients, sum, attach the interval, the roofline floor and the converter legality.
+#pragma once
+#include <iosfwd>
+#include <memory>
+#include <string>
+
+#include "costmodel/calibration.h"
+#include "costmodel/device_spec.h"
+#include "costmodel/legality.h"
+#include "costmodel/predictor.h"
+
+namespace layoutx::costmodel {
+
+class HtpPredictor : public Predictor {
+ public:
+  HtpPredictor(DeviceSpec device, Calibration calibration, RuleSet rules)
+      : device_(std::move(device)), calibration_(std::move(calibration)), rules_(std::move(rules)) {}
+
+  Prediction predict(const model::LayerGraph& graph) const override;
+  std::string device() const override { return device_.name; }
+  std::string calibration_id() const override { return calibration_.id; }
+
+  const DeviceSpec& device_spec() const { return device_; }
+  const Calibration& calibration() const { return calibration_; }
+
+ private:
+  DeviceSpec device_;
+  Calibration calibration_;
+  RuleSet rules_;
+};
+
+// The shipped defaults (relative to config_dir()).
+inline constexpr const char* kDefaultDevice = "galaxy-s25";
+inline constexpr const char* kDefaultMeasurements = "calibration/spark-s25-measurements.yaml";
+inline constexpr const char* kDefaultCalibration = "calibration/galaxy-s25.calibration.yaml";
+inline constexpr const char* kDefaultRules = "rules/qnn-htp.yaml";
+
+// The predictor every verb uses: device galaxy-s25 with its saved calibration and the QNN HTP
+// rules. If the saved calibration is missing, unreadable, or its data hash does not match the
+// shipped measurements and device priors, refits in memory and says so on `log`.
+std::unique_ptr<HtpPredictor> load_default_predictor(std::ostream& log);
+
+}  // namespace layoutx::costmodel

@@ -1,0 +1,56 @@
+// Calibration measurements: the records the cost model is fitted to. One plain struct so that
+// other sources (the database, issue #6) can append rows to what the YAML files hold.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "model/graph.h"
+#include "model/model_spec.h"
+#include "model/variant.h"
+
+namespace layoutx::costmodel {
+
+struct MeasurementRecord {
+  enum class Kind {
+    kLayerTime,  // one layer's decode-step latency
+    kOpShare,    // the fraction of a layer's latency spent in the ops named by `ops`
+  };
+  Kind kind = Kind::kLayerTime;
+  std::string id;      // unique within a calibration set (e.g. "full4k-w8a16")
+  std::string source;  // where it came from, for messages: "file:line:col" or "db:measurements/17"
+  std::string model = "spark-x2.5-1.7b";  // --model value (model::load_model)
+  model::LayerType layer = model::LayerType::kSliding;
+  int context = 4096;        // tokens; the graph's cache is window-1 (sliding) or context-1 (full)
+  int cache_entries = 0;     // if > 0: checked against the built graph (a stated fact of the source)
+  model::Variant variant;    // every axis, precision included
+  double ms = 0;             // kLayerTime: measured latency in ms (> 0)
+  std::vector<std::string> ops;  // kOpShare: globs over lowered op names (costmodel/lowering.h)
+  double share = 0;          // kOpShare: measured share in [0, 1] (a band's midpoint)
+  // Standard deviation of the measurement: kLayerTime relative to ms, kOpShare absolute.
+  double sd = 0;
+};
+
+// "layer_time" / "op_share".
+const char* to_string(MeasurementRecord::Kind k);
+
+// The graph a record was measured on.
+model::LayerGraph build_graph(const MeasurementRecord& r);
+// Identity of that graph: model, layer type, cache entries and the variant key. Two records
+// with the same key were measured on the same graph.
+std::string graph_key(const MeasurementRecord& r);
+
+// Reads a measurement file (configs/calibration/*-measurements.yaml; the schema is in the
+// shipped file's comments), then checks every record against the graph it names (the graph
+// builds, cache_entries agrees, a share's ops match at least one lowered op, a share's layer
+// has a timing). Throws Error listing every problem, each as "file:line:col: key: what".
+std::vector<MeasurementRecord> load_measurements(const std::string& path);
+std::vector<MeasurementRecord> load_measurements_text(const std::string& text, const std::string& name);
+
+// The graph checks above on records from any source; throws Error naming each record's source.
+void check_against_graphs(const std::vector<MeasurementRecord>& records);
+
+// Canonical text of the records (ids, graphs, values, sds; not comments or order of keys):
+// what the calibration's data hash covers.
+std::string canonical_text(const std::vector<MeasurementRecord>& records);
+
+}  // namespace layoutx::costmodel
