@@ -49,18 +49,19 @@ std::vector<OpShareRow> op_shares_for_device(Connection& c, const std::string& d
   return out;
 }
 
-void record_calibration(Connection& c, const std::string& id, const std::string& device,
+bool record_calibration(Connection& c, const std::string& id, const std::string& device,
                         const std::string& coefficients, const std::string& data_hash,
                         const std::string& provenance, std::optional<double> loo_error) {
   Transaction tx(c);
   auto seen = c.prepare("SELECT 1 FROM calibrations WHERE id = ?1");
   seen.bind(1, id);
-  if (seen.step()) throw Error(c.path() + ": a calibration with id \"" + id + "\" is already stored");
+  if (seen.step()) return false;
   c.prepare("INSERT INTO calibrations (id, device_id, created_at, coefficients, data_hash, provenance, loo_error) "
             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
       .bind(1, id).bind(2, device_id(c, device)).bind(3, now_utc()).bind(4, coefficients).bind(5, data_hash)
       .bind(6, provenance).bind(7, loo_error).run();
   tx.commit();
+  return true;
 }
 
 }  // namespace layoutx::db

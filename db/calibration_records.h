@@ -36,8 +36,9 @@ struct OpShareRow {
 };
 std::vector<OpShareRow> op_shares_for_device(Connection& c, const std::string& device);
 
-// Stores a calibration (id unique; a second store of the same id is an Error).
-void record_calibration(Connection& c, const std::string& id, const std::string& device,
+// Stores a calibration; false (and nothing written) when one with that id is already stored
+// (the same data refitted gives the same id).
+bool record_calibration(Connection& c, const std::string& id, const std::string& device,
                         const std::string& coefficients, const std::string& data_hash,
                         const std::string& provenance, std::optional<double> loo_error);
 

@@ -1,5 +1,6 @@
 #include "db/regress.h"
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -38,6 +39,14 @@ RegressResult regress(Connection& c, const RegressOptions& opt, const PredictFn&
         r.change = (r.latest_ms - *r.previous_ms) / *r.previous_ms;
         r.slower_than_previous = *r.change > opt.tolerance;
       }
+    }
+    if (std::find(opt.predicted_boundaries.begin(), opt.predicted_boundaries.end(), r.key.boundary) ==
+        opt.predicted_boundaries.end()) {
+      r.prediction_status = "not predicted (boundary " + r.key.boundary + ")";
+      out.any_regression = out.any_regression || r.slower_than_previous;
+      r.regression = r.slower_than_previous;
+      out.rows.push_back(r);
+      continue;
     }
     try {
       r.predicted = predict(r.key);

@@ -36,7 +36,7 @@ struct RegressRow {
   std::optional<double> change;    // (latest - previous) / previous
   bool slower_than_previous = false;
   std::optional<PredictedLatency> predicted;
-  // "no predictor", "within interval", "slower than predicted", "faster than predicted",
+  // "no predictor", "not predicted (boundary <b>)", "within interval", "slower than predicted", "faster than predicted",
   // or "prediction failed: <message>".
   std::string prediction_status;
   bool regression = false;         // slower than previous by > tolerance, or above the interval
@@ -46,6 +46,10 @@ struct RegressOptions {
   std::string device;        // "" = every device
   double tolerance = 0.03;   // relative slowdown against the previous measurement
   bool record_predictions = true;  // store each prediction made (once per calibration and key)
+  // Boundaries whose figures the cost model predicts (it is calibrated on AI Hub layer times);
+  // keys of other boundaries (ONNX Runtime on a CPU, NetRun wall time) are compared only with
+  // their own history.
+  std::vector<std::string> predicted_boundaries = {"ours", "aihub_estimate", "accelerator"};
 };
 
 struct RegressResult {

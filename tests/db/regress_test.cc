@@ -102,9 +102,12 @@ TEST(Regress, DifferentBoundariesAreNotCompared) {
   g.ctx = 4096;
   ingest_file(*c, test::fixture("ours_roll.csv"), ours());                // ours: 1.702 ms
   ingest_file(*c, test::fixture("ort_roll_sliding_fp16.json"), g);        // ort_node: 4.665 ms (CPU)
-  auto r = regress(*c, {}, none());
+  auto r = regress(*c, {}, fixed(2.0, 1.1));  // [0.9, 3.1]: ours all inside, ORT 4.665 ms would not be
   EXPECT_FALSE(r.any_regression);
-  EXPECT_EQ(r.rows.size(), 4u);
+  ASSERT_EQ(r.rows.size(), 4u);
+  int not_predicted = 0;
+  for (const auto& row : r.rows) not_predicted += row.prediction_status == "not predicted (boundary ort_node)";
+  EXPECT_EQ(not_predicted, 1);
 }
 
 TEST(Regress, FiltersByDevice) {

@@ -24,7 +24,8 @@ TEST(Report, CountsCoverageAndCalibrationError) {
   ctx.device = "galaxy-s25";
   ingest_file(*c, test::fixture("ours_roll.csv"), ctx);  // roll sliding, ring full, score-join sliding (fp16)
   ingest_file(*c, test::fixture("ours_roll_later.csv"), ctx);
-  record_calibration(*c, "cal-a", "galaxy-s25", "{}", "h", "test", 0.05);
+  EXPECT_TRUE(record_calibration(*c, "cal-a", "galaxy-s25", "{}", "h", "test", 0.05));
+  EXPECT_FALSE(record_calibration(*c, "cal-a", "galaxy-s25", "{}", "h", "test", 0.05));
   // Predictions 10% above every measurement of calibration cal-a.
   regress(*c, {}, [&](const MeasurementKey& k) -> std::optional<PredictedLatency> {
     auto rows = records_for_device(*c, k.device);
