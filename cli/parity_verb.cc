@@ -29,7 +29,7 @@ struct ParityArgs {
   std::string precision;  // empty: each side's own (fp16 for a preset)
   std::string a = "reference", b = "ring";
   std::vector<std::string> set_a, set_b;
-  int steps = 32;
+  int steps = 16;
   uint64_t seed = 1;
   std::string dtype = "float32";
   bool exact = false;
