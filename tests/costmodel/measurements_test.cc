@@ -1,0 +1,107 @@
+// Calibration data files: the shipped one loads; each bad fixture fails with its message.
+#include <gtest/gtest.h>
+
+#include "costmodel/device_spec.h"
+#include "costmodel/measurements.h"
+#include "support/error.h"
+
+namespace layoutx::costmodel {
+namespace {
+
+const std::string kConfigs = LAYOUTX_CONFIG_DIR;
+const std::string kFixtures = std::string(LAYOUTX_TEST_DIR) + "/fixtures/calibration/";
+
+std::string error_of(const std::string& fixture) {
+  try {
+    load_measurements(kFixtures + fixture);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Measurements, ShippedDataMapsEveryRecordToAGraph) {
+  auto recs = load_measurements(kConfigs + "/calibration/spark-s25-measurements.yaml");
+  int timings = 0, shares = 0;
+  for (const auto& r : recs) (r.kind == MeasurementRecord::Kind::kLayerTime ? timings : shares)++;
+  EXPECT_EQ(timings, 12);
+  EXPECT_EQ(shares, 6);
+  for (const auto& r : recs) {
+    if (r.id == "sliding-sj-tanh-fp16") {
+      EXPECT_EQ(r.variant.gelu, model::GeluForm::kTanh);
+      EXPECT_EQ(r.variant.join, model::Join::kScores);
+      EXPECT_EQ(r.ms, 1.535);
+    }
+    if (r.id == "sj-gelu-sliding") {
+      EXPECT_DOUBLE_EQ(r.share, 0.12);  // the 11-13% band's midpoint
+      EXPECT_DOUBLE_EQ(r.sd, 0.005);    // +-2 sd = the band
+    }
+  }
+}
+
+TEST(Measurements, NegativeTime) {
+  std::string e = error_of("negative_time.yaml");
+  EXPECT_NE(e.find("negative_time.yaml:6:"), std::string::npos) << e;
+  EXPECT_NE(e.find("layer_latency[1].ms: must be in"), std::string::npos) << e;
+  EXPECT_NE(e.find("got -2.964"), std::string::npos) << e;
+}
+
+TEST(Measurements, UnknownVariantAxis) {
+  std::string e = error_of("unknown_axis.yaml");
+  EXPECT_NE(e.find("unknown_axis.yaml:5:"), std::string::npos) << e;
+  EXPECT_NE(e.find("variant.kv_layout"), std::string::npos) << e;
+}
+
+TEST(Measurements, ShareAboveOne) {
+  std::string e = error_of("share_above_one.yaml");
+  EXPECT_NE(e.find("share_above_one.yaml:7:"), std::string::npos) << e;
+  EXPECT_NE(e.find("op_share[0].share: must be in [0, 1], got 1.5"), std::string::npos) << e;
+}
+
+TEST(Measurements, RecordsThatMatchNoGraph) {
+  std::string e = error_of("no_graph.yaml");
+  EXPECT_NE(e.find("no_graph.yaml:9:"), std::string::npos) << e;
+  EXPECT_NE(e.find("bad: matches no graph: op pattern 'cache/*_window' matches no lowered op"), std::string::npos) << e;
+  EXPECT_NE(e.find("no_graph.yaml:7:"), std::string::npos) << e;
+  EXPECT_NE(e.find("wrong-cache: matches no graph: cache_entries 1023 but a sliding layer at context 4096 holds 511"),
+            std::string::npos)
+      << e;
+}
+
+TEST(Measurements, ShareWithoutTimingOfItsLayer) {
+  std::string e = error_of("share_without_timing.yaml");
+  EXPECT_NE(e.find("orphan: matches no timed graph"), std::string::npos) << e;
+}
+
+TEST(Measurements, UnknownKeyIsAnError) {
+  try {
+    load_measurements_text("version: 1\nmodel: spark-x2.5-1.7b\nlayer_latency:\n  - {id: a, layer: full, context: 1024, variant: {precision: fp16}, ms: 1, msec: 2}\n",
+                           "x.yaml");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("layer_latency[0].msec: unknown key"), std::string::npos) << e.what();
+  }
+}
+
+TEST(DeviceSpec, ShippedLoadsAndRejectsTwoCoefficientsForOneCell) {
+  DeviceSpec d = load_device(kConfigs + "/devices/galaxy-s25.yaml");
+  EXPECT_DOUBLE_EQ(d.dram_gbps, 84.8);
+  EXPECT_EQ(d.channel_pad, 32);
+  const int w8 = d.index(OpClass::kMatMulWeight, model::Precision::kW8A16, Term::kByte);
+  ASSERT_GE(w8, 0);
+  EXPECT_NEAR(d.coefficients[static_cast<size_t>(w8)].prior, 1e3 / 84.8, 1e-9);  // us per MB at 84.8 GB/s
+  const std::string text =
+      "name: d\ndram_bandwidth_gbps: 10\ncoefficients:\n"
+      "  - {name: a, classes: [output], precisions: [fp16], gbps: 1, rel_sd: 1, reason: r}\n"
+      "  - {name: b, classes: [output], precisions: [fp16], gbps: 2, rel_sd: 1, reason: r}\n";
+  try {
+    load_device_text(text, "d.yaml");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'a' and 'b' both price the byte term of output at fp16"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace layoutx::costmodel
