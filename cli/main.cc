@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
   CLI::App app{"layoutx: design-space explorer and cost model for LLM decode steps on the Hexagon NPU"};
   app.require_subcommand(1);
   layoutx::cli::add_graph_verb(app);
+  layoutx::cli::add_emit_verb(app);
+  layoutx::cli::add_measure_verb(app);
   layoutx::cli::add_predict_verb(app);
   layoutx::cli::add_calibrate_verb(app);
   layoutx::cli::add_parity_verb(app);

@@ -9,6 +9,8 @@ namespace layoutx::cli {
 int& verb_exit_status();
 
 void add_graph_verb(CLI::App& app);
+void add_emit_verb(CLI::App& app);
+void add_measure_verb(CLI::App& app);
 void add_predict_verb(CLI::App& app);
 void add_calibrate_verb(CLI::App& app);
 void add_parity_verb(CLI::App& app);

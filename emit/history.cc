@@ -2,20 +2,12 @@
 
 #include <cmath>
 
-#include "emit/weights.h"
 #include "support/error.h"
 
 namespace layoutx::emit {
 
 using model::KvReturn;
 using model::LayerType;
-
-Tensor synthetic_hidden(int64_t hidden, uint64_t seed, int step) {
-  NormalStream rng(stream_seed(seed, 1000003ull + static_cast<uint64_t>(step)));
-  Tensor t{{1, hidden}, std::vector<float>(static_cast<size_t>(hidden))};
-  for (auto& x : t.data) x = static_cast<float>(rng.next());
-  return t;
-}
 
 LayerRuntime::LayerRuntime(const model::LayerGraph& g, float masked) : g_(g), masked_(masked) {
   const auto& L = g.layer;
@@ -49,6 +41,9 @@ Tensor LayerRuntime::rope_sin(const model::LayerSpec& L, int64_t position) { ret
 TensorMap LayerRuntime::inputs(const Tensor& hidden) const {
   const auto& L = g_.layer;
   const int64_t N = L.cache_entries;
+  if (t_ >= max_steps())
+    throw Error("runtime: a full layer at ctx " + std::to_string(L.context) + " holds " + std::to_string(max_steps()) +
+                " tokens; step " + std::to_string(t_) + " exceeds it");
   TensorMap m;
   if (hidden.shape != model::Shape{1, L.hidden})
     throw Error("runtime: hidden_in is " + model::to_string(hidden.shape) + ", the layer needs [1," +
@@ -86,9 +81,11 @@ void LayerRuntime::absorb(const TensorMap& outputs) {
     const int64_t filled = std::min<int64_t>(t_ + 1, N);
     for (int64_t j = 0; j < N; ++j) written_[static_cast<size_t>(j)] = j >= N - filled;
   } else {
-    if (t_ >= N && L.type == LayerType::kFull)
-      throw Error("runtime: full layer's cache of " + std::to_string(N) + " entries is full after step " +
-                  std::to_string(t_));
+    if (t_ >= N && L.type == LayerType::kFull) {
+      // The last token a full layer's context holds: its entry has no slot, and no step follows.
+      ++t_;
+      return;
+    }
     const int64_t slot = L.type == LayerType::kSliding ? t_ % N : t_;
     const Tensor& k = get("k_out", {kv, D, 1});
     const Tensor& v = get("v_out", {kv, 1, D});

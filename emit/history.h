@@ -46,7 +46,4 @@ class LayerRuntime {
   std::vector<bool> written_;  // per cache slot
 };
 
-// Synthetic hidden state of a step: N(0, 1) per element.
-Tensor synthetic_hidden(int64_t hidden, uint64_t seed, int step);
-
 }  // namespace layoutx::emit

@@ -89,7 +89,9 @@ TensorMap read_tensors(const std::string& dir) {
 void write_npy(const std::string& path, const Tensor& t) {
   std::ostringstream dict;
   dict << "{'descr': '<f4', 'fortran_order': False, 'shape': (";
-  for (size_t i = 0; i < t.shape.size(); ++i) dict << t.shape[i] << (t.shape.size() == 1 || i + 1 < t.shape.size() ? "," : "");
+  // NumPy's own spelling: "(2, 16, 7)", "(5,)", "()".
+  for (size_t i = 0; i < t.shape.size(); ++i) dict << (i ? ", " : "") << t.shape[i];
+  if (t.shape.size() == 1) dict << ",";
   dict << "), }";
   std::string header = dict.str();
   // Magic (6) + version (2) + header length (2) + header + '\n', padded to a multiple of 64.

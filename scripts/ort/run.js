@@ -13,7 +13,8 @@
 // Tensor files (both directions): INPUTS_DIR/tensors.json = {"tensors": [{"name", "file",
 // "shape", "dtype": "float32"}]} beside raw little-endian float32 files. OUT_DIR gets the same
 // for the outputs, plus timings.json {"warmup_ms": [...], "runs_ms": [...], ...} and
-// ort_profile.json (ONNX Runtime's Chrome-trace profile of every run, warm-up included).
+// ort_profile.json (ONNX Runtime's Chrome-trace profile of the timed runs; the raw trace with
+// session setup and warm-up is kept as ort_profile_all.json).
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -121,6 +122,7 @@ async function measure(job) {
     (i < job.warmup ? warmup : runs).push(ms);
   }
   let profileFile = null;
+  let timedRunsInProfile = 0;
   if (job.profile) {
     // ORT writes <prefix>_<timestamp>.json; give it a fixed name.
     const written = session.endProfiling ? session.endProfiling() : undefined;
@@ -129,8 +131,17 @@ async function measure(job) {
       ? written
       : fs.readdirSync(dir).filter((f) => /^ort_profile_.*\.json$/.test(f)).map((f) => path.join(dir, f)).sort().pop();
     if (found) {
+      // Keep the raw trace, and write ort_profile.json with the timed runs' node events only:
+      // every event before the first timed run's "model_run" belongs to session setup or warm-up.
+      const all = path.join(dir, 'ort_profile_all.json');
+      fs.renameSync(found, all);
+      const events = JSON.parse(fs.readFileSync(all, 'utf8'));
+      const runs = events.filter((e) => e.name === 'model_run').sort((a, b) => a.ts - b.ts);
+      const cutoff = runs.length === job.warmup + job.runs ? runs[job.warmup].ts : -Infinity;
+      const timed = events.filter((e) => e.cat !== 'Node' || e.ts >= cutoff);
       profileFile = path.join(dir, 'ort_profile.json');
-      fs.renameSync(found, profileFile);
+      fs.writeFileSync(profileFile, JSON.stringify(timed) + '\n');
+      timedRunsInProfile = runs.length === job.warmup + job.runs ? job.runs : runs.length;
     }
   }
   if (results) writeTensors(job.out, results);
@@ -144,6 +155,7 @@ async function measure(job) {
     warmup_ms: warmup,
     runs_ms: runs,
     profile_file: profileFile ? path.basename(profileFile) : null,
+    profile_runs: timedRunsInProfile,
   };
   fs.writeFileSync(path.join(job.out, 'timings.json'), JSON.stringify(timings, null, 1) + '\n');
   await session.release();

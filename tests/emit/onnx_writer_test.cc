@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <memory>
 
 #include "emit/io_signature.h"
 #include "emit/onnx_writer.h"
@@ -19,6 +20,13 @@ using model::OpKind;
 using testing::all_variants;
 using testing::small_layer;
 
+// Seeded weights of the graph's layer, held for the test's lifetime (the source keeps a reference).
+LayerWeightsSource seeded(const model::LayerGraph& g, uint64_t seed) {
+  static std::vector<std::unique_ptr<model::numerics::LayerWeights>> keep;
+  keep.push_back(std::make_unique<model::numerics::LayerWeights>(model::numerics::seeded_weights(g.layer, seed)));
+  return LayerWeightsSource(*keep.back());
+}
+
 std::map<std::string, int> node_counts(const onnx::ModelProto& m) {
   std::map<std::string, int> c;
   for (const auto& n : m.graph().node()) ++c[n.op_type()];
@@ -28,7 +36,7 @@ std::map<std::string, int> node_counts(const onnx::ModelProto& m) {
 TEST(OnnxWriter, UsesTheHighestOpsetTheLibraryKnows) {
   EXPECT_GE(max_supported_opset(), 17);  // ONNX 1.12: 17
   auto g = model::build_layer_graph(small_layer(LayerType::kSliding), model::preset("ring"));
-  auto m = to_onnx(g, SeededWeights(1));
+  auto m = to_onnx(g, seeded(g, 1));
   ASSERT_EQ(m.opset_import_size(), 1);
   EXPECT_EQ(m.opset_import(0).version(), std::min(max_supported_opset(), 17));
 }
@@ -40,7 +48,7 @@ TEST(OnnxWriter, EveryMeaningfulVariantPassesCheckerAndShapeInference) {
   for (auto t : {LayerType::kSliding, LayerType::kFull}) {
     for (const auto& v : variants) {
       auto g = model::build_layer_graph(small_layer(t), v);
-      auto m = to_onnx(g, SeededWeights(7));
+      auto m = to_onnx(g, seeded(g, 7));
       EXPECT_NO_THROW(check_onnx(m, g)) << model::to_string(t) << " " << v.key();
       ++checked;
     }
@@ -52,7 +60,7 @@ TEST(OnnxWriter, NodesFollowTheOpByOpMapping) {
   for (auto t : {LayerType::kSliding, LayerType::kFull}) {
     for (const auto& v : all_variants()) {
       auto g = model::build_layer_graph(small_layer(t), v);
-      auto c = node_counts(to_onnx(g, SeededWeights(3)));
+      auto c = node_counts(to_onnx(g, seeded(g, 3)));
       const int gelu = g.count(OpKind::kGelu), norm = g.count(OpKind::kRmsNorm);
       const bool erf = v.gelu == model::GeluForm::kErf;
       SCOPED_TRACE(v.key());
@@ -80,7 +88,7 @@ TEST(OnnxWriter, NodesFollowTheOpByOpMapping) {
 
 TEST(OnnxWriter, GraphIoIsNamedByRoleAndFloat32) {
   auto g = model::build_layer_graph(small_layer(LayerType::kFull), model::preset("ring", model::Precision::kW4A16));
-  auto m = to_onnx(g, SeededWeights(1));
+  auto m = to_onnx(g, seeded(g, 1));
   std::vector<std::string> in, out;
   for (const auto& i : m.graph().input()) {
     in.push_back(i.name());
@@ -99,7 +107,7 @@ TEST(OnnxWriter, GraphIoIsNamedByRoleAndFloat32) {
 
 TEST(OnnxWriter, WeightsAreInitializersOfTheGraphShapes) {
   auto g = model::build_layer_graph(small_layer(LayerType::kSliding), model::preset("roll"));
-  auto m = to_onnx(g, SeededWeights(5));
+  auto m = to_onnx(g, seeded(g, 5));
   for (const auto& t : m.graph().initializer()) {
     if (t.name() != "q_k_v_proj") continue;
     ASSERT_EQ(t.dims_size(), 2);
@@ -114,7 +122,7 @@ TEST(OnnxWriter, WeightsAreInitializersOfTheGraphShapes) {
 TEST(OnnxWriter, RejectsAnOpsetOutsideTheSupportedRange) {
   auto g = model::build_layer_graph(small_layer(LayerType::kSliding), model::preset("roll"));
   try {
-    to_onnx(g, SeededWeights(1), {.opset = 11, .graph_name = ""});
+    to_onnx(g, seeded(g, 1), {.opset = 11, .graph_name = ""});
     FAIL();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("opset 11 is outside the supported 13.."), std::string::npos) << e.what();
@@ -123,7 +131,7 @@ TEST(OnnxWriter, RejectsAnOpsetOutsideTheSupportedRange) {
 
 TEST(OnnxWriter, CheckCatchesAShapeLayoutxDisagreesWith) {
   auto g = model::build_layer_graph(small_layer(LayerType::kSliding), model::preset("roll"));
-  auto m = to_onnx(g, SeededWeights(1));
+  auto m = to_onnx(g, seeded(g, 1));
   // A graph whose layoutx shape is wrong: the inferred ONNX shape exposes it.
   g.graph[g.by_name("attn/scores")].shape = {2, 2, 7};
   try {
@@ -136,7 +144,7 @@ TEST(OnnxWriter, CheckCatchesAShapeLayoutxDisagreesWith) {
 
 TEST(OnnxWriter, CheckerRejectsABrokenModel) {
   auto g = model::build_layer_graph(small_layer(LayerType::kSliding), model::preset("roll"));
-  auto m = to_onnx(g, SeededWeights(1));
+  auto m = to_onnx(g, seeded(g, 1));
   m.mutable_graph()->mutable_node(0)->set_input(0, "no_such_tensor");
   try {
     check_onnx(m, g);

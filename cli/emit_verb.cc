@@ -1,0 +1,187 @@
+// layoutx emit: the ONNX of one layer variant (or, with --select, of every layer type's chosen
+// variant in a layout file) plus the device job bundle beside it; --validate N also runs it in
+// ONNX Runtime over N decode steps and compares with the reference executor.
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/layer_options.h"
+#include "cli/table.h"
+#include "cli/verbs.h"
+#include "emit/bundle.h"
+#include "emit/ort_runner.h"
+#include "emit/validate.h"
+#include "explorer/layout_file.h"
+#include "model/builder.h"
+#include "model/model_loader.h"
+#include "model/numerics/safetensors.h"
+#include "model/numerics/weights.h"
+#include "support/error.h"
+#include "support/json_writer.h"
+#include "support/paths.h"
+
+namespace layoutx::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace num = model::numerics;
+
+struct EmitArgs {
+  LayerOptions layer;
+  std::string out;
+  std::string select;
+  uint64_t seed = 1;
+  std::string weights;      // safetensors checkpoint
+  std::string weight_map;   // default configs/models/<model>.weights.yaml
+  int layer_index = -1;     // default: the first layer of the type
+  int calibration = 8;
+  int validate = 0;         // ORT vs executor steps; 0: no validation
+  bool json = false;
+};
+
+struct Job {
+  model::ModelSpec model;
+  model::LayerSpec layer;
+  model::Variant variant;
+  std::string dir;
+};
+
+struct Emitted {
+  Job job;
+  emit::BundleFiles files;
+  std::string weights_description;
+  std::optional<emit::Validation> validation;
+};
+
+// Seeded weights, or the layer's tensors from a safetensors checkpoint.
+num::LayerWeights load_weights(const EmitArgs& a, const Job& j, std::string& description) {
+  if (a.weights.empty()) {
+    description = "seeded: " + std::to_string(a.seed);
+    return num::seeded_weights(j.layer, a.seed);
+  }
+  const std::string map_path =
+      a.weight_map.empty() ? config_path("models/" + j.model.name + ".weights.yaml") : a.weight_map;
+  const int index = a.layer_index >= 0 ? a.layer_index : j.model.layers_of(j.layer.type).at(0);
+  description = "safetensors: " + a.weights + ", layer " + std::to_string(index) + " (map " + map_path + ")";
+  return num::load_layer_weights(num::SafetensorsFile(a.weights), num::load_weight_map(map_path), j.layer, index);
+}
+
+std::vector<Job> jobs_of(const EmitArgs& a) {
+  std::vector<Job> jobs;
+  if (a.select.empty()) {
+    auto r = a.layer.resolve();
+    jobs.push_back({r.model, r.layer, r.variant, a.out});
+    return jobs;
+  }
+  // Every layer type's chosen variant, at the layout's context and precision.
+  auto f = explorer::read_layout_file(a.select);
+  auto m = model::load_model(f.model);
+  for (const auto& [type, entry] : f.defaults)
+    jobs.push_back({m, m.layer(type, f.context), entry.variant, (fs::path(a.out) / model::to_string(type)).string()});
+  if (jobs.empty()) throw Error(a.select + ": the layout has no per-type defaults to emit");
+  return jobs;
+}
+
+std::string fmt_db(double x) {
+  if (std::isinf(x)) return "inf";
+  return fmt(x, 1);
+}
+
+void print(const std::vector<Emitted>& done, bool json) {
+  if (json) {
+    JsonWriter w(std::cout);
+    w.begin_object();
+    w.key("bundles").begin_array();
+    for (const auto& e : done) {
+      w.begin_object();
+      w.field("layer", model::to_string(e.job.layer.type));
+      w.field("ctx", e.job.layer.context);
+      w.field("variant_key", e.job.variant.key());
+      w.field("dir", e.files.dir);
+      w.field("onnx", e.files.onnx);
+      w.field("job", e.files.job);
+      w.field("submit_aihub", e.files.aihub_script);
+      w.field("qnn_sdk", e.files.qnn_script);
+      w.field("calibration_samples", static_cast<int64_t>(e.files.calibration.size()));
+      w.field("weights", e.weights_description);
+      w.field("checker", "ok");
+      if (e.validation) {
+        w.key("validation").begin_object();
+        w.field("steps", e.validation->steps);
+        w.field("snr_db", e.validation->hidden.snr_db);
+        w.field("delta_snr_db", e.validation->hidden.delta_snr_db);
+        w.field("min_step_snr_db", e.validation->hidden.min_step_snr_db);
+        w.field("max_abs_err", e.validation->hidden.max_abs_err);
+        w.field("kv_snr_db", e.validation->kv_snr_db);
+        w.field("top1_agreement", e.validation->hidden.top1_agreement);
+        w.end_object();
+      }
+      w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+    return;
+  }
+  Table t({"layer", "ctx", "variant", "onnx", "checker", "ORT steps", "SNR dB", "K/V SNR dB", "max |err|"});
+  for (const auto& e : done) {
+    const auto& v = e.validation;
+    t.add({model::to_string(e.job.layer.type), std::to_string(e.job.layer.context), e.job.variant.key(), e.files.onnx,
+           "ok", v ? std::to_string(v->steps) : "-", v ? fmt_db(v->hidden.snr_db) : "-",
+           v ? fmt_db(v->kv_snr_db) : "-", v ? fmt(v->hidden.max_abs_err, 6) : "-"});
+  }
+  t.print(std::cout);
+  for (const auto& e : done) {
+    std::cout << "\n" << e.files.dir << ": " << fs::path(e.files.onnx).filename().string()
+              << ", job.yaml, submit_aihub.py, qnn_sdk.sh, calibration/ (" << e.files.calibration.size()
+              << " samples); weights " << e.weights_description << "\n";
+  }
+}
+
+}  // namespace
+
+void add_emit_verb(CLI::App& app) {
+  auto a = std::make_shared<EmitArgs>();
+  auto* sub = app.add_subcommand("emit", "write the ONNX of a layer variant and its device job bundle");
+  a->layer.add_to(*sub);
+  sub->add_option("--out", a->out, "output directory")->required();
+  sub->add_option("--select", a->select, "a layout file (layoutx select): emit every layer type's chosen variant");
+  sub->add_option("--seed", a->seed, "seed of the generated weights and calibration inputs")->capture_default_str();
+  sub->add_option("--weights", a->weights, "a safetensors checkpoint to take the layer's weights from");
+  sub->add_option("--weight-map", a->weight_map, "tensor-name map (default configs/models/<model>.weights.yaml)");
+  sub->add_option("--layer-index", a->layer_index, "which layer of the checkpoint (default: the first of the type)");
+  sub->add_option("--calibration-samples", a->calibration, "decode steps saved as calibration inputs")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
+  sub->add_option("--validate", a->validate, "run N steps in ONNX Runtime and compare with the executor")
+      ->check(CLI::Range(0, 100000));
+  sub->add_flag("--json", a->json, "print one JSON document");
+  sub->callback([a] {
+    std::vector<Emitted> done;
+    // 1. Which variants: the flags' one, or each layer type's default in the layout file.
+    for (const auto& job : jobs_of(*a)) {
+      Emitted e{job, {}, {}, std::nullopt};
+      // 2. Build the graph and get its weights.
+      auto g = model::build_layer_graph(job.layer, job.variant);
+      auto w = load_weights(*a, job, e.weights_description);
+      // 3. Write the ONNX (checker + shape inference) and the bundle.
+      emit::BundleOptions opt;
+      opt.model_name = job.model.name;
+      opt.weights_description = e.weights_description;
+      opt.seed = a->seed;
+      opt.calibration_samples = a->calibration;
+      e.files = emit::write_bundle(g, w, job.dir, opt);
+      // 4. Optionally run it in ONNX Runtime over a history and compare with the executor.
+      if (a->validate > 0) {
+        const auto scratch = fs::path(job.dir) / "ort_validation";
+        e.validation = emit::validate_in_ort(g, w, a->validate, a->seed, scratch.string());
+        fs::remove_all(scratch);  // a second copy of the model and per-step tensors: not part of the bundle
+      }
+      done.push_back(std::move(e));
+    }
+    // 5. Print.
+    print(done, a->json);
+  });
+}
+
+}  // namespace layoutx::cli

@@ -1,0 +1,140 @@
+// layoutx measure: emits one layer variant, runs it in ONNX Runtime on this machine's CPU
+// (warm-up, then timed runs, profiling on) and ingests the ORT profile into the database as
+// device `onnxruntime-cpu`, with the run's details (wall times, threads, ORT version) as notes.
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/layer_options.h"
+#include "cli/table.h"
+#include "cli/verbs.h"
+#include "db/ingest.h"
+#include "db/schema.h"
+#include "emit/bundle.h"
+#include "emit/onnx_writer.h"
+#include "emit/ort_runner.h"
+#include "emit/weights.h"
+#include "model/builder.h"
+#include "model/numerics/fidelity.h"
+#include "model/numerics/weights.h"
+#include "support/error.h"
+#include "support/json_writer.h"
+
+namespace layoutx::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct MeasureArgs {
+  LayerOptions layer;
+  std::string out = "out/measure";
+  std::string db;
+  emit::MeasureOptions run;
+  uint64_t seed = 1;
+  bool no_ingest = false;
+  bool json = false;
+};
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+void add_measure_verb(CLI::App& app) {
+  auto a = std::make_shared<MeasureArgs>();
+  auto* sub = app.add_subcommand("measure", "run a layer variant in ONNX Runtime (CPU) and ingest its profile");
+  a->layer.add_to(*sub);
+  sub->add_option("--out", a->out, "working directory for the model, inputs, outputs and profile")->capture_default_str();
+  sub->add_option("--db", a->db, "database file (default: $XDG_DATA_HOME/layoutx/layoutx.db)");
+  sub->add_option("--runs", a->run.runs, "timed runs")->capture_default_str()->check(CLI::Range(1, 100000));
+  sub->add_option("--warmup", a->run.warmup, "untimed runs first")->capture_default_str()->check(CLI::Range(0, 100000));
+  sub->add_option("--threads", a->run.threads, "ONNX Runtime intra-op threads")->capture_default_str()->check(CLI::Range(1, 256));
+  sub->add_option("--seed", a->seed, "seed of the weights and inputs")->capture_default_str();
+  sub->add_flag("--no-ingest", a->no_ingest, "leave the database alone (files only)");
+  sub->add_flag("--json", a->json, "print one JSON document");
+  sub->callback([a] {
+    // 1. Resolve the variant and build its graph.
+    auto r = a->layer.resolve();
+    auto g = model::build_layer_graph(r.layer, r.variant);
+    // 2. Emit the ONNX (seeded weights), checked.
+    auto w = model::numerics::seeded_weights(r.layer, a->seed);
+    const std::string name = emit::bundle_name(g);
+    const fs::path dir = fs::path(a->out) / name;
+    fs::create_directories(dir);
+    auto m = emit::to_onnx(g, emit::LayerWeightsSource(w));
+    emit::check_onnx(m, g);
+    const std::string model_path = (dir / (name + ".onnx")).string();
+    emit::write_onnx(m, model_path);
+    // 3. Inputs: the first decode step of the runtime simulation (the op work does not depend on
+    //    the values: no data-dependent shapes or branches in these graphs).
+    auto io = model::numerics::step_io(r.layer, r.variant, w, 1, a->seed);
+    emit::TensorMap inputs;
+    for (const auto& [n, t] : io.at(0).inputs) inputs[n] = emit::Tensor{t.shape, t.data};
+    // 4. Run: warm-up, then timed runs with profiling on.
+    auto res = emit::ort_measure(model_path, inputs, dir.string(), a->run);
+    const double wall = median(res.runs_ms);
+    // 5. Ingest the ORT profile (timed runs only) as device onnxruntime-cpu.
+    std::optional<db::IngestResult> ing;
+    if (!a->no_ingest && !res.profile_path.empty()) {
+      auto conn = db::open_database(a->db);
+      db::IngestContext ctx;
+      ctx.device = "onnxruntime-cpu";
+      ctx.variant = g.variant.key();
+      ctx.layer = model::to_string(g.layer.type);
+      ctx.ctx = g.layer.context;
+      ctx.model = r.model.name;
+      ctx.format = db::Format::kOrtJson;
+      ctx.notes = "layoutx measure: onnxruntime-node " + res.ort_version + ", CPU EP, " +
+                  std::to_string(a->run.threads) + " intra-op thread(s), " + std::to_string(a->run.warmup) +
+                  " warm-up + " + std::to_string(a->run.runs) + " timed runs; session.run wall median " +
+                  fmt(wall, 4) + " ms; profile: " + res.profile_path;
+      ing = db::ingest_file(*conn, res.profile_path, ctx);
+    }
+    // 6. Print.
+    if (a->json) {
+      JsonWriter j(std::cout);
+      j.begin_object();
+      j.field("device", "onnxruntime-cpu");
+      j.field("variant_key", g.variant.key());
+      j.field("layer", model::to_string(g.layer.type));
+      j.field("ctx", g.layer.context);
+      j.field("onnxruntime", res.ort_version);
+      j.field("threads", a->run.threads);
+      j.field("warmup_ms", res.warmup_ms);
+      j.field("runs_ms", res.runs_ms);
+      j.field("wall_median_ms", wall);
+      j.field("model", model_path);
+      j.field("profile", res.profile_path);
+      j.field("timings", res.timings_path);
+      if (ing) {
+        j.key("ingest").begin_object();
+        j.field("run_id", ing->run_id);
+        j.field("skipped", ing->skipped);
+        j.field("layers", static_cast<int64_t>(ing->layers));
+        j.field("ops", static_cast<int64_t>(ing->ops));
+        j.end_object();
+      }
+      j.end_object();
+      return;
+    }
+    std::cout << "variant   " << g.variant.key() << "\nlayer     " << model::to_string(g.layer.type) << ", ctx "
+              << g.layer.context << "\nruntime   onnxruntime-node " << res.ort_version << " (CPU EP, " << a->run.threads
+              << " thread(s))\nwall      median " << fmt(wall, 4) << " ms over " << res.runs_ms.size()
+              << " runs (min " << fmt(*std::min_element(res.runs_ms.begin(), res.runs_ms.end()), 4) << ", max "
+              << fmt(*std::max_element(res.runs_ms.begin(), res.runs_ms.end()), 4) << "), after " << res.warmup_ms.size()
+              << " warm-up\nfiles     " << model_path << "\n          " << res.profile_path << "\n          "
+              << res.timings_path << "\n";
+    if (ing)
+      std::cout << "database  run " << ing->run_id << (ing->skipped ? " (same profile ingested before)" : "") << ": "
+                << ing->layers << " layer record(s), " << ing->ops << " op records, device onnxruntime-cpu\n";
+    else
+      std::cout << "database  not touched\n";
+  });
+}
+
+}  // namespace layoutx::cli

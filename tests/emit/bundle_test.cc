@@ -1,0 +1,112 @@
+// The device job bundle: files, job.yaml contents, calibration inputs (npy + raw), and scripts
+// that at least parse (they cannot run here: no AI Hub account, QNN SDK or phone).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "emit/bundle.h"
+#include "emit/subprocess.h"
+#include "emit/tensor_files.h"
+#include "model/builder.h"
+#include "model/numerics/weights.h"
+#include "support/yaml_reader.h"
+#include "tests/emit/small_layers.h"
+
+namespace layoutx::emit {
+namespace {
+
+namespace fs = std::filesystem;
+using model::LayerType;
+
+std::string slurp(const std::string& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(f)), {});
+}
+
+struct Written {
+  model::LayerGraph g;
+  BundleFiles files;
+  BundleOptions opt;
+};
+
+Written write(const std::string& layout, model::Precision p, int samples) {
+  const auto L = testing::small_layer(LayerType::kSliding);
+  auto g = model::build_layer_graph(L, model::preset(layout, p));
+  auto w = model::numerics::seeded_weights(L, 3);
+  BundleOptions opt;
+  opt.model_name = "small-test";
+  opt.weights_description = "seeded: 3";
+  opt.calibration_samples = samples;
+  auto dir = fs::temp_directory_path() / ("layoutx_bundle_test_" + std::to_string(::getpid())) / (layout + to_string(p));
+  fs::remove_all(dir);
+  auto files = write_bundle(g, w, dir.string(), opt);
+  return {std::move(g), files, opt};
+}
+
+TEST(Bundle, WritesTheOnnxJobScriptsAndCalibration) {
+  auto b = write("ring", model::Precision::kW4A16, 3);
+  EXPECT_EQ(fs::path(b.files.onnx).filename(), "sliding_ring_w4a16.onnx");
+  for (const auto& f : {b.files.onnx, b.files.job, b.files.aihub_script, b.files.qnn_script}) EXPECT_TRUE(fs::exists(f)) << f;
+  ASSERT_EQ(b.files.calibration.size(), 3u);
+  // input_list.txt: one line per sample, every graph input named.
+  std::string list = slurp(b.files.dir + "/calibration/input_list.txt");
+  EXPECT_EQ(std::count(list.begin(), list.end(), '\n'), 3);
+  EXPECT_NE(list.find("k_cache:=calibration/sample_002/k_cache.bin"), std::string::npos);
+}
+
+TEST(Bundle, JobFileNamesTheVariantDeviceAndInputSpecs) {
+  auto b = write("ring", model::Precision::kW4A16, 2);
+  YAML::Node j = load_yaml_file(b.files.job);
+  EXPECT_EQ(j["variant_key"].as<std::string>(), b.g.variant.key());
+  EXPECT_EQ(j["precision"].as<std::string>(), "w4a16");
+  EXPECT_EQ(j["layer"].as<std::string>(), "sliding");
+  EXPECT_EQ(j["ctx"].as<int>(), 32);
+  EXPECT_EQ(j["device"].as<std::string>(), "Samsung Galaxy S25");
+  EXPECT_EQ(j["quantization"]["weights"].as<std::string>(), "int4");
+  ASSERT_EQ(j["inputs"].size(), 6u);
+  EXPECT_EQ(j["inputs"][1]["name"].as<std::string>(), "k_cache");
+  EXPECT_EQ(j["inputs"][1]["shape"].as<std::vector<int64_t>>(), (std::vector<int64_t>{2, 16, 7}));
+  EXPECT_EQ(j["outputs"][1]["shape"].as<std::vector<int64_t>>(), (std::vector<int64_t>{2, 16, 1}));
+  // The profile that comes back is ingested against exactly this variant.
+  EXPECT_EQ(j["ingest"]["aihub"].as<std::string>(), ingest_command(b.g, b.opt, "profile_aihub.json"));
+  EXPECT_NE(j["ingest"]["aihub"].as<std::string>().find("--variant " + b.g.variant.key()), std::string::npos);
+}
+
+TEST(Bundle, CalibrationSamplesAreTheSimulatedHistorysInputs) {
+  auto b = write("ring", model::Precision::kW8A16, 2);
+  auto s0 = read_tensors(b.files.calibration[0]);
+  auto s1 = read_tensors(b.files.calibration[1]);
+  // Step 0: every cache slot unwritten, masked with the quantized graphs' -100; step 1: slot 0 written.
+  for (int j = 0; j < 7; ++j) EXPECT_EQ(s0.at("mask").data[j], -100.f) << j;
+  EXPECT_EQ(s0.at("mask").data[7], 0.f);
+  EXPECT_EQ(s1.at("mask").data[0], 0.f);
+  EXPECT_EQ(s1.at("mask").data[1], -100.f);
+  // The .npy beside the raw file: NumPy format 1.0 header padded to 64 bytes, then the same floats.
+  const std::string npy = slurp(b.files.calibration[1] + "/k_cache.npy");
+  ASSERT_GT(npy.size(), 10u);
+  EXPECT_EQ(npy.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
+  const size_t header = static_cast<unsigned char>(npy[8]) | (static_cast<unsigned char>(npy[9]) << 8);
+  EXPECT_EQ((10 + header) % 64, 0u);
+  EXPECT_NE(npy.find("'shape': (2, 16, 7)"), std::string::npos);
+  EXPECT_EQ(npy.size() - 10 - header, 4u * 2 * 16 * 7);
+  EXPECT_EQ(npy.substr(10 + header), slurp(b.files.calibration[1] + "/k_cache.bin"));
+}
+
+TEST(Bundle, ScriptsParse) {
+  auto b = write("roll", model::Precision::kFp16, 1);
+  auto sh = run_command({"bash", "-n", b.files.qnn_script});
+  EXPECT_EQ(sh.status, 0) << sh.err;
+  const std::string py = slurp(b.files.aihub_script);
+  EXPECT_NE(py.find("hub.submit_compile_job("), std::string::npos);
+  EXPECT_NE(py.find("--target_runtime qnn_context_binary"), std::string::npos);
+  EXPECT_EQ(py.find('@'), std::string::npos) << "an unfilled template placeholder";
+  auto py_check = run_command({"python3", "-c", "import ast,sys; ast.parse(open(sys.argv[1]).read())", b.files.aihub_script});
+  if (py_check.status != 127) {
+    EXPECT_EQ(py_check.status, 0) << py_check.err;
+  }
+}
+
+}  // namespace
+}  // namespace layoutx::emit

@@ -1,0 +1,133 @@
+// Emitted models run in ONNX Runtime (CPU, onnxruntime-node via scripts/ort/run.js) and match
+// layoutx's reference executor (float32) over a multi-step history in which the harness plays
+// the runtime's part for the cache. Skipped (not failed) only where Node.js or the
+// onnxruntime-node package is absent.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "emit/onnx_writer.h"
+#include "emit/ort_runner.h"
+#include "emit/validate.h"
+#include "model/builder.h"
+#include "model/numerics/weights.h"
+#include "support/error.h"
+#include "tests/emit/small_layers.h"
+
+namespace layoutx::emit {
+namespace {
+
+using model::LayerType;
+namespace fs = std::filesystem;
+
+#define SKIP_WITHOUT_ORT()                                                          \
+  do {                                                                              \
+    if (auto why = ort_unavailable_reason()) GTEST_SKIP() << "ONNX Runtime tests skipped: " << *why; \
+  } while (0)
+
+std::string scratch(const std::string& name) {
+  auto d = fs::temp_directory_path() / ("layoutx_emit_test_" + std::to_string(::getpid())) / name;
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d.string();
+}
+
+TEST(Ort, MeasureWritesOutputsTimingsAndProfile) {
+  SKIP_WITHOUT_ORT();
+  const auto L = testing::small_layer(LayerType::kSliding);
+  auto g = model::build_layer_graph(L, model::preset("ring"));
+  auto w = model::numerics::seeded_weights(L, 11);
+  const std::string dir = scratch("measure");
+  const std::string path = dir + "/ring.onnx";
+  write_onnx(to_onnx(g, LayerWeightsSource(w)), path);
+  TensorMap in;
+  in["hidden_in"] = {{1, 64}, std::vector<float>(64, 0.5f)};
+  in["k_cache"] = {{2, 16, 7}, std::vector<float>(2 * 16 * 7, 0.1f)};
+  in["v_cache"] = {{2, 7, 16}, std::vector<float>(2 * 7 * 16, -0.2f)};
+  in["mask"] = {{1, 1, 8}, std::vector<float>(8, 0.0f)};
+  in["rope_cos"] = {{1, 1, 16}, std::vector<float>(16, 1.0f)};
+  in["rope_sin"] = {{1, 1, 16}, std::vector<float>(16, 0.0f)};
+  auto r = ort_measure(path, in, dir + "/run", {.runs = 4, .warmup = 2, .threads = 1, .profile = true});
+  EXPECT_EQ(r.runs_ms.size(), 4u);
+  EXPECT_EQ(r.warmup_ms.size(), 2u);
+  for (double ms : r.runs_ms) EXPECT_GT(ms, 0.0);
+  ASSERT_EQ(r.outputs.count("hidden_out"), 1u);
+  EXPECT_EQ(r.outputs.at("hidden_out").shape, (model::Shape{1, 64}));
+  EXPECT_EQ(r.outputs.at("k_out").shape, (model::Shape{2, 16, 1}));
+  ASSERT_FALSE(r.profile_path.empty());
+  std::ifstream f(r.profile_path);
+  std::string profile((std::istreambuf_iterator<char>(f)), {});
+  // ORT's profile names each node's kernel by the layoutx op name.
+  EXPECT_NE(profile.find("attn/scores"), std::string::npos);
+  EXPECT_NE(profile.find("model_run"), std::string::npos);
+}
+
+TEST(Ort, ABadInputIsReportedWithTheHarnessMessage) {
+  SKIP_WITHOUT_ORT();
+  const auto L = testing::small_layer(LayerType::kFull);
+  auto g = model::build_layer_graph(L, model::preset("ring"));
+  const std::string dir = scratch("bad");
+  write_onnx(to_onnx(g, LayerWeightsSource(model::numerics::seeded_weights(L, 1))), dir + "/m.onnx");
+  TensorMap in;
+  in["hidden_in"] = {{1, 63}, std::vector<float>(63, 0.0f)};  // wrong hidden size
+  try {
+    ort_measure(dir + "/m.onnx", in, dir + "/run", {.runs = 1, .warmup = 0, .threads = 1, .profile = false});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("ONNX Runtime run of"), std::string::npos) << e.what();
+  }
+}
+
+struct Case {
+  LayerType type;
+  std::string layout;
+  std::vector<std::string> sets;
+};
+
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << model::to_string(c.type) << " " << c.layout;
+  for (const auto& x : c.sets) *os << " " << x;
+}
+
+class OrtMatchesExecutor : public ::testing::TestWithParam<Case> {};
+
+TEST_P(OrtMatchesExecutor, OverAHistoryWhereTheRingWraps) {
+  SKIP_WITHOUT_ORT();
+  const Case& c = GetParam();
+  const auto L = testing::small_layer(c.type);
+  auto g = model::build_layer_graph(L, model::parse_variant(c.layout, c.sets));
+  // Sliding: 2N+3 steps, so ring slots are overwritten twice; full: N+1 steps fill the cache.
+  const int steps = c.type == LayerType::kSliding ? 2 * L.cache_entries + 3 : L.cache_entries + 1;
+  auto v = validate_in_ort(g, model::numerics::seeded_weights(L, 21), steps, 5, scratch("validate"));
+  EXPECT_EQ(v.steps, steps);
+  // float32 against float32 with a different op order: rounding-level differences only.
+  EXPECT_GT(v.hidden.snr_db, 110.0) << g.variant.key();
+  EXPECT_GT(v.hidden.delta_snr_db, 100.0) << g.variant.key();
+  EXPECT_GT(v.kv_snr_db, 110.0) << g.variant.key();
+  EXPECT_EQ(v.hidden.top1_agreement, 1.0);
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  for (auto t : {LayerType::kSliding, LayerType::kFull}) {
+    out.push_back({t, "roll", {}});
+    out.push_back({t, "ring", {}});
+    out.push_back({t, "score-join", {}});
+    out.push_back({t, "score-join", {"softmax=explicit", "new_score=mul_reducesum", "new_value=broadcast_mul"}});
+    out.push_back({t, "ring", {"gelu=tanh", "precision=w4a16"}});
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(SmallModel, OrtMatchesExecutor, ::testing::ValuesIn(cases()),
+                         [](const ::testing::TestParamInfo<Case>& i) {
+                           std::string s = std::string(model::to_string(i.param.type)) + "_" + i.param.layout;
+                           for (const auto& x : i.param.sets) s += "_" + x;
+                           for (auto& ch : s)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return s;
+                         });
+
+}  // namespace
+}  // namespace layoutx::emit
