@@ -1,6 +1,7 @@
 // layoutx emit: the ONNX of one layer variant (or, with --select, of every layer type's chosen
 // variant in a layout file) plus the device job bundle beside it; --validate N also runs it in
 // ONNX Runtime over N decode steps and compares with the reference executor.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -37,6 +38,7 @@ struct EmitArgs {
   int layer_index = -1;     // default: the first layer of the type
   int calibration = 8;
   int validate = 0;         // ORT vs executor steps; 0: no validation
+  bool sweep = false;       // validate every meaningful variant of the layer type, no bundles
   bool json = false;
 };
 
@@ -138,6 +140,98 @@ void print(const std::vector<Emitted>& done, bool json) {
   }
 }
 
+// Every meaningful variant at `precision`: the axis combinations Variant::validate accepts.
+std::vector<model::Variant> every_variant(model::Precision precision) {
+  std::vector<std::vector<std::string>> combos = {{}};
+  for (const auto& axis : model::axis_names()) {
+    if (axis == "precision") continue;
+    std::vector<std::vector<std::string>> next;
+    for (const auto& c : combos)
+      for (const auto& v : model::axis_values(axis)) {
+        auto d = c;
+        d.push_back(axis + "=" + v);
+        next.push_back(std::move(d));
+      }
+    combos = std::move(next);
+  }
+  std::vector<model::Variant> out;
+  for (auto sets : combos) {
+    sets.push_back(std::string("precision=") + model::to_string(precision));
+    model::Variant v;
+    try {
+      v = model::parse_variant("roll", sets);
+    } catch (const Error&) {
+      continue;  // e.g. new_score set while join is keys
+    }
+    bool seen = false;
+    for (const auto& u : out) seen = seen || u.key() == v.key();
+    if (!seen) out.push_back(v);
+  }
+  return out;
+}
+
+// --sweep: every meaningful variant of the layer type emitted, checked, run in ORT over
+// --validate steps and compared with the executor; one row each and the worst SNR.
+void sweep(const EmitArgs& a) {
+  auto r = a.layer.resolve();
+  const int steps = a.validate > 0 ? a.validate : 4;
+  auto w = num::seeded_weights(r.layer, a.seed);
+  struct Row {
+    model::Variant v;
+    emit::Validation val;
+  };
+  std::vector<Row> rows;
+  for (const auto& v : every_variant(r.variant.precision)) {
+    // 1. Build, emit (checker + shape inference inside), run in ORT, compare.
+    auto g = model::build_layer_graph(r.layer, v);
+    const auto scratch = fs::path(a.out) / "sweep";
+    rows.push_back({v, emit::validate_in_ort(g, w, steps, a.seed, scratch.string())});
+    fs::remove_all(scratch);
+    if (!a.json)
+      std::cerr << "sweep: " << rows.size() << " " << v.key() << " " << fmt_db(rows.back().val.hidden.snr_db) << " dB\n";
+  }
+  auto worst = std::min_element(rows.begin(), rows.end(), [](const Row& x, const Row& y) {
+    return x.val.hidden.snr_db < y.val.hidden.snr_db;
+  });
+  if (a.json) {
+    JsonWriter j(std::cout);
+    j.begin_object();
+    j.field("model", r.model.name);
+    j.field("layer", model::to_string(r.layer.type));
+    j.field("ctx", r.layer.context);
+    j.field("steps", steps);
+    j.field("variants", static_cast<int64_t>(rows.size()));
+    j.field("checker", "ok");
+    j.key("rows").begin_array();
+    for (const auto& row : rows) {
+      j.begin_object();
+      j.field("variant_key", row.v.key());
+      j.field("snr_db", row.val.hidden.snr_db);
+      j.field("delta_snr_db", row.val.hidden.delta_snr_db);
+      j.field("kv_snr_db", row.val.kv_snr_db);
+      j.field("max_abs_err", row.val.hidden.max_abs_err);
+      j.end_object();
+    }
+    j.end_array();
+    if (worst != rows.end()) {
+      j.field("worst_variant", worst->v.key());
+      j.field("worst_snr_db", worst->val.hidden.snr_db);
+    }
+    j.end_object();
+    return;
+  }
+  Table t({"variant", "checker", "SNR dB", "update SNR dB", "K/V SNR dB", "max |err|"});
+  for (const auto& row : rows)
+    t.add({row.v.key(), "ok", fmt_db(row.val.hidden.snr_db), fmt_db(row.val.hidden.delta_snr_db),
+           fmt_db(row.val.kv_snr_db), fmt(row.val.hidden.max_abs_err, 7)});
+  t.print(std::cout);
+  if (worst != rows.end())
+    std::cout << "\n" << rows.size() << " variants of " << r.model.name << " " << model::to_string(r.layer.type)
+              << " (ctx " << r.layer.context << ") emitted, checked, run in ONNX Runtime over " << steps
+              << " steps; worst SNR vs the executor " << fmt_db(worst->val.hidden.snr_db) << " dB ("
+              << worst->v.key() << ")\n";
+}
+
 }  // namespace
 
 void add_emit_verb(CLI::App& app) {
@@ -155,8 +249,14 @@ void add_emit_verb(CLI::App& app) {
       ->check(CLI::Range(1, 4096));
   sub->add_option("--validate", a->validate, "run N steps in ONNX Runtime and compare with the executor")
       ->check(CLI::Range(0, 100000));
+  sub->add_flag("--sweep", a->sweep,
+                "validate every meaningful variant of the layer type (at --precision) in ONNX Runtime; no bundles");
   sub->add_flag("--json", a->json, "print one JSON document");
   sub->callback([a] {
+    if (a->sweep) {
+      sweep(*a);
+      return;
+    }
     std::vector<Emitted> done;
     // 1. Which variants: the flags' one, or each layer type's default in the layout file.
     for (const auto& job : jobs_of(*a)) {
