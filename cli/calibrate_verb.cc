@@ -9,6 +9,9 @@
 #include "costmodel/device_spec.h"
 #include "costmodel/htp_predictor.h"
 #include "costmodel/measurements.h"
+#include "db/calibration_records.h"
+#include "db/costmodel_records.h"
+#include "db/schema.h"
 #include "support/json_writer.h"
 #include "support/paths.h"
 
@@ -22,6 +25,7 @@ struct CalibrateArgs {
   std::string out;
   bool json = false;
   bool no_save = false;
+  std::string db;  // --db: add the database's timings of the device; record the calibration there
 };
 
 std::string pct(double v) { return fmt(100.0 * v, 1) + "%"; }
@@ -118,6 +122,8 @@ void add_calibrate_verb(CLI::App& app) {
   sub->add_option("--device", args->device, "device spec name or .yaml")->capture_default_str();
   sub->add_option("--out", args->out, "where to write the calibration (default: the shipped calibration file)");
   sub->add_flag("--no-save", args->no_save, "print the fit only");
+  sub->add_option("--db", args->db, "also fit on the layer timings stored for the device in this database, "
+                                    "and record the calibration there");
   sub->add_flag("--json", args->json, "print one JSON document");
   sub->callback([args] {
     // 1. The device spec (priors) and the measurement records of every data file.
@@ -129,15 +135,39 @@ void add_calibrate_verb(CLI::App& app) {
       auto r = costmodel::load_measurements(f);
       records.insert(records.end(), r.begin(), r.end());
     }
+    // 1b. With --db: the device's timings from the database (a file given here and also ingested counts once).
+    std::unique_ptr<db::Connection> conn;
+    if (!args->db.empty()) {
+      conn = db::open_database(args->db);
+      auto r = db::costmodel_records(*conn, dev.name, files);
+      records.insert(records.end(), r.begin(), r.end());
+      files.push_back(conn->path());
+    }
     // 2. Records from several files must still agree on their graphs and ids.
     costmodel::check_against_graphs(records);
-    // 3. Fit, per-measurement residuals, leave-one-out.
-    costmodel::FitReport rep = costmodel::calibrate(records, dev, files);
+    // 3. Fit, per-measurement residuals, leave-one-out (files under the config dir are
+    //    recorded relative to it, so the saved calibration does not name this machine's paths).
+    std::vector<std::string> provenance;
+    const std::string cdir = config_dir() + "/";
+    for (const auto& f : files)
+      provenance.push_back(f.rfind(cdir, 0) == 0 ? "configs/" + f.substr(cdir.size()) : f);
+    costmodel::FitReport rep = costmodel::calibrate(records, dev, provenance);
     // 4. Save, unless asked not to.
     std::string out;
     if (!args->no_save) {
       out = args->out.empty() ? config_path(costmodel::kDefaultCalibration) : args->out;
       costmodel::save_calibration(rep.calibration, &rep, out);
+    }
+    // 4b. With --db: record the calibration (id, coefficients, data hash, provenance, LOO error).
+    if (conn) {
+      std::string coefficients;
+      for (size_t i = 0; i < rep.calibration.names.size(); ++i)
+        coefficients += rep.calibration.names[i] + "=" + std::to_string(rep.calibration.theta[static_cast<Eigen::Index>(i)]) + "\n";
+      std::string provenance;
+      for (const auto& f : files) provenance += (provenance.empty() ? "" : ", ") + f;
+      db::record_calibration(*conn, rep.calibration.id, dev.name, coefficients, rep.calibration.data_hash,
+                             "fitted on " + provenance + " (" + std::to_string(records.size()) + " records)",
+                             rep.calibration.loo_median);
     }
     // 5. Print.
     if (args->json) print_json(rep, dev, out);

@@ -250,7 +250,8 @@ void save_calibration(const Calibration& c, const FitReport* report, const std::
     << "# Coefficients: time per lowered op = dispatch (us) + MB * us_per_mb + MMAC * us_per_mmac.\n"
     << "# Interval of a prediction: latency +- z * sqrt(row' covariance row + (model_rel_sd * latency)^2),\n"
     << "# the coefficients' posterior covariance (ridge toward the priors, weighted by the\n"
-    << "# measurements' stated sds) plus the leave-one-out rms relative error as model error.\n";
+    << "# measurements' stated sds) plus the leave-one-out rms relative error as model error;\n"
+    << "# z = 1.645: a 90% two-sided normal interval.\n";
   o << "version: " << kCalibrationVersion << "\n";
   o << "feature_version: " << kFeatureVersion << "\n";
   o << "device: " << c.device << "\n";

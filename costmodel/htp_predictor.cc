@@ -56,7 +56,7 @@ std::unique_ptr<HtpPredictor> load_default_predictor(std::ostream& log) {
   } catch (const Error& e) {
     log << "layoutx: saved calibration unusable (" << e.what() << "); refitting in memory\n";
   }
-  if (!fresh) cal = calibrate(records, device, {data_path}).calibration;
+  if (!fresh) cal = calibrate(records, device, {kDefaultMeasurements}).calibration;
   return std::make_unique<HtpPredictor>(std::move(device), std::move(cal), load_rules(config_path(kDefaultRules)));
 }
 
