@@ -1,6 +1,7 @@
 // layoutx measure: emits one layer variant, runs it in ONNX Runtime on this machine's CPU
 // (warm-up, then timed runs, profiling on) and ingests the ORT profile into the database as
 // device `onnxruntime-cpu`, with the run's details (wall times, threads, ORT version) as notes.
+// --loop: the CPU loop (emit/cpu_loop.h): measure, calibrate on a subset, predict the rest.
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -10,7 +11,9 @@
 #include "cli/verbs.h"
 #include "db/ingest.h"
 #include "db/schema.h"
+#include "costmodel/device_spec.h"
 #include "emit/bundle.h"
+#include "emit/cpu_loop.h"
 #include "emit/onnx_writer.h"
 #include "emit/ort_runner.h"
 #include "emit/weights.h"
@@ -34,7 +37,58 @@ struct MeasureArgs {
   uint64_t seed = 1;
   bool no_ingest = false;
   bool json = false;
+  bool loop = false;
+  std::string device = "onnxruntime-cpu";
 };
+
+// --loop: measure a set of variants, calibrate on a subset, predict the rest (emit/cpu_loop.h).
+void run_loop(const MeasureArgs& a) {
+  // 1. The model, the CPU's device spec, the points (calibration subset and held-out).
+  auto r = a.layer.resolve();
+  auto dev = costmodel::load_device_named(a.device);
+  auto points = emit::default_loop_points(a.layer.ctx);
+  // 2. Measure all, ingest, calibrate on the subset, predict all.
+  std::unique_ptr<db::Connection> conn;
+  if (!a.no_ingest) conn = db::open_database(a.db);
+  auto rep = emit::run_cpu_loop(a.layer.model, r.model, points, dev, a.run, (fs::path(a.out) / "loop").string(), conn.get());
+  // 3. Print.
+  if (a.json) {
+    JsonWriter j(std::cout);
+    j.begin_object();
+    j.field("device", dev.name);
+    j.field("calibration_id", rep.fit.calibration.id);
+    j.field("held_out", rep.held_out);
+    j.field("held_out_within_10pct", rep.held_out_within_10pct);
+    j.key("rows").begin_array();
+    for (const auto& row : rep.rows) {
+      j.begin_object();
+      j.field("layer", model::to_string(row.point.type));
+      j.field("ctx", row.point.ctx);
+      j.field("variant_key", row.point.variant.key());
+      j.field("role", row.point.calibrate ? "calibration" : "held_out");
+      j.field("measured_ms", row.measured_ms);
+      j.field("wall_ms", row.wall_ms);
+      j.field("predicted_ms", row.predicted_ms);
+      j.field("low_ms", row.low_ms);
+      j.field("high_ms", row.high_ms);
+      j.field("rel_error", row.rel_error);
+      j.end_object();
+    }
+    j.end_array();
+    j.end_object();
+    return;
+  }
+  Table t({"layer", "ctx", "variant", "role", "measured ms", "predicted ms", "interval", "error"});
+  for (const auto& row : rep.rows)
+    t.add({model::to_string(row.point.type), std::to_string(row.point.ctx), row.point.variant.key(),
+           row.point.calibrate ? "calibration" : "held out", fmt(row.measured_ms, 3), fmt(row.predicted_ms, 3),
+           fmt(row.low_ms, 3) + ".." + fmt(row.high_ms, 3), fmt(100 * row.rel_error, 1) + "%"});
+  t.print(std::cout);
+  std::cout << "\ncalibration " << rep.fit.calibration.id << " on " << (rep.rows.size() - rep.held_out)
+            << " measured variants (leave-one-out median " << fmt(100 * rep.fit.calibration.loo_median, 1)
+            << "%); held out " << rep.held_out << ": " << rep.held_out_within_10pct << " within +-10% ("
+            << fmt(rep.held_out ? 100.0 * rep.held_out_within_10pct / rep.held_out : 0.0, 0) << "%)\n";
+}
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0.0;
@@ -57,7 +111,14 @@ void add_measure_verb(CLI::App& app) {
   sub->add_option("--seed", a->seed, "seed of the weights and inputs")->capture_default_str();
   sub->add_flag("--no-ingest", a->no_ingest, "leave the database alone (files only)");
   sub->add_flag("--json", a->json, "print one JSON document");
+  sub->add_flag("--loop", a->loop,
+                "the CPU loop: measure a set of variants, calibrate on a subset, predict the held-out rest");
+  sub->add_option("--device", a->device, "device spec of this CPU for --loop")->capture_default_str();
   sub->callback([a] {
+    if (a->loop) {
+      run_loop(*a);
+      return;
+    }
     // 1. Resolve the variant and build its graph.
     auto r = a->layer.resolve();
     auto g = model::build_layer_graph(r.layer, r.variant);
