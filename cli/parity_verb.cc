@@ -160,6 +160,7 @@ void add_parity_verb(CLI::App& app) {
       j.field("k", ab.k).field("topk_agreement", ab.topk_agreement).field("top1_agreement", ab.top1_agreement);
       j.field("a_vs_reference_snr_db", a_ref.snr_db).field("a_vs_reference_max_abs_err", a_ref.max_abs_err);
       j.field("b_vs_reference_snr_db", b_ref.snr_db).field("b_vs_reference_max_abs_err", b_ref.max_abs_err);
+      j.field("step_snr_db", ab.step_snr_db);
       j.field("a_seconds", ra.seconds).field("b_seconds", rb.seconds);
       j.end_object();
       std::cout << "\n";

@@ -54,7 +54,8 @@ Fidelity compare(const Sequence& ref, const Sequence& x, const Sequence& hidden_
     }
     sig += s;
     noise += n;
-    f.min_step_snr_db = std::min(f.min_step_snr_db, snr(s, n));
+    f.step_snr_db.push_back(snr(s, n));
+    f.min_step_snr_db = std::min(f.min_step_snr_db, f.step_snr_db.back());
     const auto a = top_k(ref[t], k), b = top_k(x[t], k);
     topk += a == b;
     top1 += top_k(ref[t], 1) == top_k(x[t], 1);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "model/numerics/runtime.h"
 #include "model/variant.h"
@@ -18,6 +19,7 @@ struct Fidelity {
   double delta_snr_db = 0;   // the same SNR on the layer's update (hidden_out - hidden_in), which the
                              // residual pass-through does not inflate; +inf if equal
   double min_step_snr_db = 0;  // worst single step
+  std::vector<double> step_snr_db;  // per step, in order
   int k = 5;
   double topk_agreement = 0;  // fraction of steps whose top-k output indices (as a set) agree
   double top1_agreement = 0;  // fraction of steps whose argmax agrees
