@@ -19,6 +19,9 @@ int main(int argc, char** argv) {
   layoutx::cli::add_graph_verb(app);
   layoutx::cli::add_emit_verb(app);
   layoutx::cli::add_measure_verb(app);
+  layoutx::cli::add_ingest_verb(app);
+  layoutx::cli::add_regress_verb(app);
+  layoutx::cli::add_report_verb(app);
   layoutx::cli::add_predict_verb(app);
   layoutx::cli::add_calibrate_verb(app);
   layoutx::cli::add_parity_verb(app);

@@ -1,0 +1,105 @@
+// layoutx ingest: reads measurement files (our YAML/CSV, qnn-profile-viewer CSV, AI Hub profile
+// JSON, ONNX Runtime profile JSON) into the measurement database, one transaction per file.
+// A file already ingested (same SHA-256) is skipped and said so; a malformed file is rejected
+// with file:line and leaves the database untouched; the other files still go in, and the verb
+// then fails (exit 2) naming every rejected file.
+#include <iostream>
+
+#include "cli/table.h"
+#include "cli/verbs.h"
+#include "db/ingest.h"
+#include "db/schema.h"
+#include "support/error.h"
+#include "support/json_writer.h"
+
+namespace layoutx::cli {
+
+namespace {
+
+struct IngestArgs {
+  std::vector<std::string> files;
+  std::string db;
+  std::string format = "auto";
+  int ctx = 0;
+  db::IngestContext context;
+  bool json = false;
+};
+
+}  // namespace
+
+void add_ingest_verb(CLI::App& app) {
+  auto args = std::make_shared<IngestArgs>();
+  auto* sub = app.add_subcommand("ingest", "read measurement files (our YAML/CSV, qnn-profile-viewer CSV, AI Hub or "
+                                           "ONNX Runtime profile JSON) into the measurement database");
+  sub->add_option("files", args->files, "measurement files")->required();
+  sub->add_option("--device", args->context.device, "device id, e.g. galaxy-s25 (a file naming its device may omit it)");
+  sub->add_option("--variant", args->context.variant, "the profiled graph's variant: preset or canonical key");
+  sub->add_option("--layer", args->context.layer, "the profiled graph's layer type: sliding|full");
+  sub->add_option("--ctx", args->ctx, "the profiled graph's context (tokens)");
+  sub->add_option("--precision", args->context.precision, "precision of the profiled graph (overrides the variant's)");
+  sub->add_option("--model", args->context.model, "model name")->capture_default_str();
+  sub->add_option("--format", args->format, "auto|yaml|csv|qnn-csv|aihub-json|ort-json")->capture_default_str();
+  sub->add_option("--notes", args->context.notes, "free text kept with each run");
+  sub->add_option("--db", args->db, "database file (default: $XDG_DATA_HOME/layoutx/layoutx.db)");
+  sub->add_flag("--json", args->json, "print one JSON document");
+  sub->callback([args] {
+    // 1. What the command line says about the files.
+    db::IngestContext ctx = args->context;
+    if (args->ctx > 0) ctx.ctx = args->ctx;
+    if (args->format != "auto") ctx.format = db::parse_format(args->format);
+    // 2. Open (create, migrate) the database.
+    auto conn = db::open_database(args->db);
+    // 3. Each file in its own transaction; a bad file is reported and the others go on.
+    std::vector<db::IngestResult> done;
+    ErrorList rejected;
+    for (const auto& f : args->files) {
+      try {
+        done.push_back(db::ingest_file(*conn, f, ctx));
+      } catch (const Error& e) {
+        rejected.add(e.what());
+      }
+    }
+    // 4. Print what went in and what was skipped.
+    if (args->json) {
+      JsonWriter w(std::cout);
+      w.begin_object();
+      w.field("database", conn->path());
+      w.key("files").begin_array();
+      for (const auto& r : done) {
+        w.begin_object();
+        w.field("path", r.path);
+        w.field("sha256", r.hash);
+        w.field("format", db::to_string(r.format));
+        w.field("boundary", r.boundary);
+        w.field("skipped", r.skipped);
+        w.field("run_id", r.run_id);
+        w.field("layer_measurements", static_cast<int64_t>(r.layers));
+        w.field("op_measurements", static_cast<int64_t>(r.ops));
+        w.field("op_shares", static_cast<int64_t>(r.shares));
+        w.field("compile_outcomes", static_cast<int64_t>(r.compiles));
+        w.end_object();
+      }
+      w.end_array();
+      w.field("rejected", rejected.messages());
+      w.end_object();
+    } else {
+      for (const auto& r : done) {
+        if (r.skipped) {
+          std::cout << "skipped  " << r.path << ": already ingested as run " << r.run_id << " (same SHA-256 "
+                    << r.hash.substr(0, 12) << ")\n";
+          continue;
+        }
+        std::cout << "ingested " << r.path << ": run " << r.run_id << ", " << db::to_string(r.format) << ", boundary "
+                  << r.boundary << ", " << r.layers << " layer / " << r.ops << " op measurements";
+        if (r.shares) std::cout << ", " << r.shares << " op shares";
+        if (r.compiles) std::cout << ", " << r.compiles << " compile outcomes";
+        std::cout << "\n";
+      }
+      std::cout << "database " << conn->path() << "\n";
+    }
+    // 5. Any rejected file makes the verb fail (exit 2) with every message.
+    rejected.throw_if_any();
+  });
+}
+
+}  // namespace layoutx::cli

@@ -1,0 +1,228 @@
+// layoutx regress: for each (device, model, variant, layer, ctx, boundary) with measurements, the
+// latest measurement against the cost model's prediction (outside the interval?) and against the
+// previous measurement (slower by more than --tolerance?). Exit status: 0 clean, 1 regression,
+// 2 error. --plot: predicted vs measured, and each key's history (gnuplot).
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <unistd.h>
+
+#include "cli/plot.h"
+#include "cli/predictor_options.h"
+#include "cli/table.h"
+#include "cli/verbs.h"
+#include "db/regress.h"
+#include "db/schema.h"
+#include "model/builder.h"
+#include "model/model_loader.h"
+#include "support/error.h"
+#include "support/json_writer.h"
+
+namespace layoutx::cli {
+
+namespace {
+
+struct RegressArgs {
+  std::string db;
+  std::string device;
+  double tolerance = 0.03;
+  bool json = false;
+  std::string plot;
+};
+
+// Predictions from each device's calibrated cost model, built from the variant's graph.
+// A device without one gets "no predictor"; the predictors and model specs are loaded once.
+class DevicePredictions {
+ public:
+  std::optional<db::PredictedLatency> operator()(const db::MeasurementKey& k) {
+    auto it = predictors_.find(k.device);
+    if (it == predictors_.end()) {
+      std::unique_ptr<costmodel::Predictor> p;
+      try {
+        PredictorOptions opt;
+        opt.device = k.device;
+        p = opt.load();
+      } catch (const Error&) {
+        // no calibrated cost model for this device: its rows say "no predictor"
+      }
+      it = predictors_.emplace(k.device, std::move(p)).first;
+    }
+    if (!it->second) return std::nullopt;
+    auto m = models_.find(k.model);
+    if (m == models_.end()) m = models_.emplace(k.model, model::load_model(k.model)).first;
+    model::LayerSpec layer = m->second.layer(model::parse_layer_type(k.layer_type), k.ctx);
+    model::LayerGraph g = model::build_layer_graph(layer, model::parse_variant(k.variant_key));
+    costmodel::Prediction p = it->second->predict(g);
+    return db::PredictedLatency{p.latency_ms, p.low_ms, p.high_ms, p.calibration_id};
+  }
+
+ private:
+  std::map<std::string, std::unique_ptr<costmodel::Predictor>> predictors_;
+  std::map<std::string, model::ModelSpec> models_;
+};
+
+// A variant as the nearest preset plus the axes that differ from it, then the precision:
+// "roll/fp16", "score-join+gelu=tanh/fp16".
+std::string variant_label(const std::string& key) {
+  model::Variant v = model::parse_variant(key);
+  std::string best;
+  size_t best_diff = SIZE_MAX;
+  for (const auto& name : model::preset_names()) {
+    model::Variant p = model::preset(name, v.precision);
+    std::string diff;
+    size_t n = 0;
+    for (const auto& axis : model::axis_names()) {
+      if (axis == "precision" || model::axis_value(p, axis) == model::axis_value(v, axis)) continue;
+      if (v.join == model::Join::kKeys && (axis == "new_score" || axis == "new_value")) continue;
+      diff += "+" + axis + "=" + model::axis_value(v, axis);
+      ++n;
+    }
+    if (n < best_diff) {
+      best_diff = n;
+      best = name + diff;
+    }
+  }
+  return best + "/" + model::to_string(v.precision);
+}
+
+std::string short_key(const db::MeasurementKey& k) {
+  return variant_label(k.variant_key) + " " + k.layer_type + " ctx " + std::to_string(k.ctx);
+}
+
+std::string pct(double v) { return (v >= 0 ? "+" : "") + fmt(100.0 * v, 1) + "%"; }
+
+void print_table(const db::RegressResult& r, double tolerance) {
+  Table t({"device", "model", "variant", "layer", "ctx", "boundary", "n", "latest ms", "previous ms", "change",
+           "predicted ms", "interval", "vs prediction", "verdict"});
+  for (const auto& row : r.rows) {
+    const auto& k = row.key;
+    t.add({k.device, k.model, variant_label(k.variant_key), k.layer_type, std::to_string(k.ctx), k.boundary, std::to_string(row.history_ms.size()),
+           fmt(row.latest_ms, 3), row.previous_ms ? fmt(*row.previous_ms, 3) : "-", row.change ? pct(*row.change) : "-",
+           row.predicted ? fmt(row.predicted->ms, 3) : "-",
+           row.predicted ? "[" + fmt(row.predicted->low_ms, 3) + ", " + fmt(row.predicted->high_ms, 3) + "]" : "-",
+           row.prediction_status, row.regression ? "REGRESSION" : "ok"});
+  }
+  t.print(std::cout);
+  int n = 0;
+  for (const auto& row : r.rows) n += row.regression;
+  std::cout << "\n" << r.rows.size() << " keys, " << n << " regressed (tolerance " << fmt(100.0 * tolerance, 1)
+            << "% against the previous measurement; above the prediction interval)\n";
+}
+
+void print_json(const db::RegressResult& r, const RegressArgs& a) {
+  JsonWriter w(std::cout);
+  w.begin_object();
+  w.field("tolerance", a.tolerance);
+  w.field("regression", r.any_regression);
+  w.key("rows").begin_array();
+  for (const auto& row : r.rows) {
+    w.begin_object();
+    w.field("device", row.key.device);
+    w.field("model", row.key.model);
+    w.field("variant_key", row.key.variant_key);
+    w.field("layer", row.key.layer_type);
+    w.field("ctx", row.key.ctx);
+    w.field("boundary", row.key.boundary);
+    w.field("history_ms", row.history_ms);
+    w.field("latest_ms", row.latest_ms);
+    w.key("previous_ms");
+    row.previous_ms ? w.value(*row.previous_ms) : w.null();
+    w.key("change");
+    row.change ? w.value(*row.change) : w.null();
+    w.field("slower_than_previous", row.slower_than_previous);
+    w.key("prediction");
+    if (row.predicted) {
+      w.begin_object();
+      w.field("ms", row.predicted->ms);
+      w.field("low_ms", row.predicted->low_ms);
+      w.field("high_ms", row.predicted->high_ms);
+      w.field("calibration_id", row.predicted->calibration_id);
+      w.end_object();
+    } else {
+      w.null();
+    }
+    w.field("prediction_status", row.prediction_status);
+    w.field("regression", row.regression);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+}
+
+// Two panels: predicted vs measured (with the interval, y = x for reference), and each key's
+// measurements in ingest order.
+void plot(const db::RegressResult& r, const std::string& png) {
+  auto dir = std::filesystem::temp_directory_path() / ("layoutx-regress-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string pred = (dir / "pred.dat").string(), hist = (dir / "hist.dat").string();
+  double hi = 0;
+  int npred = 0;
+  {
+    std::ofstream p(pred), h(hist);
+    for (const auto& row : r.rows) {
+      if (row.predicted) {
+        p << row.predicted->ms << ' ' << row.latest_ms << ' ' << row.predicted->low_ms << ' ' << row.predicted->high_ms
+          << " \"" << short_key(row.key) << "\"\n";
+        hi = std::max({hi, row.predicted->high_ms, row.latest_ms});
+        ++npred;
+      }
+      h << "\"" << short_key(row.key) << " (" << row.key.boundary << ")\"\n";
+      for (size_t i = 0; i < row.history_ms.size(); ++i) h << i + 1 << ' ' << row.history_ms[i] << '\n';
+      h << "\n\n";
+    }
+  }
+  std::string script =
+      "set terminal png size 1500,600 font ',9'\n"
+      "set output '" + png + "'\n"
+      "set termoption noenhanced\n"
+      "set multiplot layout 1,2\n"
+      "set title 'predicted vs measured (latest), with the prediction interval'\n"
+      "set xlabel 'predicted ms'\nset ylabel 'measured ms'\nset key top left\nset grid\n";
+  if (npred > 0) {
+    script += "set xrange [0:" + std::to_string(hi * 1.1) + "]\nset yrange [0:" + std::to_string(hi * 1.1) + "]\n"
+              "plot '" + pred + "' using 1:2:3:4 with xerrorbars pt 7 title 'measured vs [low, high]', x with lines dt 2 title 'measured = predicted'\n";
+  } else {
+    script += "set label 1 'no predictions (no predictor for these devices)' at graph 0.2, graph 0.5\n"
+              "plot [0:1] [0:1] NaN notitle\nunset label 1\n";
+  }
+  script += "set autoscale\nset title 'history per key (ingest order)'\nset xlabel 'measurement #'\nset ylabel 'ms'\n"
+            "set key outside right top font ',8'\nset xtics 1\n"
+            "plot for [i=0:" + std::to_string(std::max<size_t>(r.rows.size(), 1) - 1) + "] '" + hist +
+            "' index i using 1:2 with linespoints title columnheader(1)\n"
+            "unset multiplot\n";
+  run_gnuplot(script, "--plot " + png);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+
+void add_regress_verb(CLI::App& app) {
+  auto args = std::make_shared<RegressArgs>();
+  auto* sub = app.add_subcommand("regress", "latest measurements vs predictions and vs the previous measurement; "
+                                            "exit 0 clean, 1 regression, 2 error");
+  sub->add_option("--db", args->db, "database file (default: $XDG_DATA_HOME/layoutx/layoutx.db)");
+  sub->add_option("--device", args->device, "only this device (default: every device)");
+  sub->add_option("--tolerance", args->tolerance, "relative slowdown against the previous measurement")
+      ->capture_default_str()->check(CLI::Range(0.0, 10.0));
+  sub->add_flag("--json", args->json, "print one JSON document");
+  sub->add_option("--plot", args->plot, "write predicted vs measured and the histories to this PNG (gnuplot)");
+  sub->callback([args] {
+    // 1. Open the database.
+    auto conn = db::open_database(args->db);
+    // 2. Compare every key's latest measurement with its previous one and with its prediction.
+    db::RegressOptions opt;
+    opt.device = args->device;
+    opt.tolerance = args->tolerance;
+    DevicePredictions predictions;
+    db::RegressResult r = db::regress(*conn, opt, std::ref(predictions));
+    // 3. Print; plot if asked.
+    if (args->json) print_json(r, *args);
+    else print_table(r, args->tolerance);
+    if (!args->plot.empty()) plot(r, args->plot);
+    // 4. The exit status a CI job gates on.
+    if (r.any_regression) verb_exit_status() = 1;
+  });
+}
+
+}  // namespace layoutx::cli

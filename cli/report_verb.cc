@@ -1,0 +1,123 @@
+// layoutx report: what the measurement database holds, per device and model: counts, coverage of
+// the design space (presets x precisions x layer types, and every valid variant), which variants
+// were never measured, and the calibration error over time.
+#include <iostream>
+
+#include "cli/table.h"
+#include "cli/verbs.h"
+#include "db/report.h"
+#include "db/schema.h"
+#include "support/json_writer.h"
+
+namespace layoutx::cli {
+
+namespace {
+
+struct ReportArgs {
+  std::string db;
+  bool json = false;
+};
+
+void print_table(const std::vector<db::DeviceModelReport>& reps, const std::string& path) {
+  std::cout << "database " << path << "\n";
+  if (reps.empty()) std::cout << "no layer measurements yet (layoutx ingest FILE --device D ...)\n";
+  for (const auto& r : reps) {
+    std::cout << "\n== " << r.device << " / " << r.model << "\n"
+              << "runs " << r.runs << ", layer measurements " << r.layer_measurements << ", op measurements "
+              << r.op_measurements << ", op shares " << r.op_shares << ", compile outcomes " << r.compile_outcomes
+              << ", variants measured " << r.variants_measured << "\n"
+              << "design space: " << r.space_measured << " of " << r.space_size << " (variant, layer type) pairs measured ("
+              << fmt(100.0 * r.space_measured / std::max(1, r.space_size), 1) << "%)\n\n";
+    Table t({"layer", "preset", "fp16", "w8a16", "w4a16"});
+    std::vector<std::string> never;
+    for (size_t i = 0; i < r.presets.size(); i += 3) {
+      std::vector<std::string> row = {r.presets[i].layer_type, r.presets[i].preset};
+      for (size_t j = i; j < i + 3; ++j) {
+        row.push_back(r.presets[j].measurements ? std::to_string(r.presets[j].measurements) : "never");
+        if (!r.presets[j].measurements)
+          never.push_back(r.presets[j].preset + "/" + r.presets[j].precision + " " + r.presets[j].layer_type);
+      }
+      t.add(row);
+    }
+    std::cout << "measurements per preset x precision:\n";
+    t.print(std::cout);
+    std::cout << "never measured (" << never.size() << " of " << r.presets.size() << " preset cells):";
+    for (const auto& n : never) std::cout << " " << n << ";";
+    std::cout << "\n\ncalibration error over time (stored predictions vs the latest measurement of their key):\n";
+    if (r.calibration.empty()) {
+      std::cout << "  none yet (layoutx regress records the predictions it compares)\n";
+      continue;
+    }
+    Table c({"calibration", "first used", "predictions", "mean |error|", "LOO (fit)"});
+    for (const auto& e : r.calibration)
+      c.add({e.calibration_id, e.first_used, std::to_string(e.predictions), fmt(100.0 * e.mean_abs_rel_error, 1) + "%",
+             e.loo_error ? fmt(100.0 * *e.loo_error, 1) + "%" : "-"});
+    c.print(std::cout);
+  }
+}
+
+void print_json(const std::vector<db::DeviceModelReport>& reps, const std::string& path) {
+  JsonWriter w(std::cout);
+  w.begin_object();
+  w.field("database", path);
+  w.key("reports").begin_array();
+  for (const auto& r : reps) {
+    w.begin_object();
+    w.field("device", r.device);
+    w.field("model", r.model);
+    w.field("runs", r.runs);
+    w.field("layer_measurements", r.layer_measurements);
+    w.field("op_measurements", r.op_measurements);
+    w.field("op_shares", r.op_shares);
+    w.field("compile_outcomes", r.compile_outcomes);
+    w.field("variants_measured", r.variants_measured);
+    w.field("space_size", r.space_size);
+    w.field("space_measured", r.space_measured);
+    w.key("presets").begin_array();
+    for (const auto& c : r.presets) {
+      w.begin_object();
+      w.field("layer", c.layer_type);
+      w.field("preset", c.preset);
+      w.field("precision", c.precision);
+      w.field("measurements", c.measurements);
+      w.end_object();
+    }
+    w.end_array();
+    w.key("calibration_error").begin_array();
+    for (const auto& e : r.calibration) {
+      w.begin_object();
+      w.field("calibration_id", e.calibration_id);
+      w.field("first_used", e.first_used);
+      w.field("predictions", e.predictions);
+      w.field("mean_abs_rel_error", e.mean_abs_rel_error);
+      w.key("loo_error");
+      e.loo_error ? w.value(*e.loo_error) : w.null();
+      w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+}
+
+}  // namespace
+
+void add_report_verb(CLI::App& app) {
+  auto args = std::make_shared<ReportArgs>();
+  auto* sub = app.add_subcommand("report", "what the measurement database holds: counts, design-space coverage, "
+                                           "calibration error over time");
+  sub->add_option("--db", args->db, "database file (default: $XDG_DATA_HOME/layoutx/layoutx.db)");
+  sub->add_flag("--json", args->json, "print one JSON document");
+  sub->callback([args] {
+    // 1. Open the database.
+    auto conn = db::open_database(args->db);
+    // 2. Counts, coverage and calibration error per device and model.
+    auto reps = db::report(*conn);
+    // 3. Print.
+    if (args->json) print_json(reps, conn->path());
+    else print_table(reps, conn->path());
+  });
+}
+
+}  // namespace layoutx::cli
