@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "db/profile.h"
+#include "emit/cpu_loop.h"
 #include "emit/onnx_writer.h"
 #include "emit/ort_runner.h"
 #include "emit/validate.h"
@@ -61,6 +63,25 @@ TEST(Ort, MeasureWritesOutputsTimingsAndProfile) {
   // ORT's profile names each node's kernel by the layoutx op name.
   EXPECT_NE(profile.find("attn/scores"), std::string::npos);
   EXPECT_NE(profile.find("model_run"), std::string::npos);
+  // The profile keeps the timed runs only (warm-up dropped): the ingester sees 4 runs.
+  auto prof = db::parse_ort_json(profile, r.profile_path);
+  ASSERT_EQ(prof.layers.size(), 1u);
+  EXPECT_EQ(prof.layers[0].samples, 4);
+  EXPECT_GT(prof.layers[0].ms, 0.0);
+}
+
+TEST(CpuLoop, DefaultPointsHoldOutAContextAndThreeForms) {
+  auto pts = default_loop_points(4096);
+  ASSERT_EQ(pts.size(), 6u * 4);  // 6 forms x (sliding, full at 1024, 2048, 4096)
+  int cal = 0;
+  for (const auto& p : pts) {
+    cal += p.calibrate;
+    const bool held_form = p.variant.softmax == model::SoftmaxForm::kExplicit || p.variant.gelu == model::GeluForm::kTanh;
+    if ((p.type == LayerType::kFull && p.ctx == 2048) || held_form) {
+      EXPECT_FALSE(p.calibrate) << p.variant.key();
+    }
+  }
+  EXPECT_EQ(cal, 3 * 3);  // roll, ring, score-join at sliding, full 1024, full 4096
 }
 
 TEST(Ort, ABadInputIsReportedWithTheHarnessMessage) {
