@@ -32,7 +32,9 @@ Profile parse_measurement_csv(std::string_view text, const std::string& name) {
       for (const char* k : known) ok = ok || fields[i] == k;
       if (!ok) throw Error(at(lines.line_no()) + "unknown column \"" + fields[i] +
                            "\" (known: layer, ctx, variant, precision, ms or us, model, cache_entries, samples)");
-      col[fields[i]] = i;
+      // A repeated column would leave a field unmapped and the row check short (found by fuzzing).
+      if (!col.emplace(fields[i], i).second)
+        throw Error(at(lines.line_no()) + "column \"" + fields[i] + "\" appears twice");
     }
     for (const char* k : {"layer", "ctx", "variant", "precision"})
       if (!col.count(k)) throw Error(at(lines.line_no()) + "header lacks column \"" + k + "\"");
@@ -56,7 +58,8 @@ Profile parse_measurement_csv(std::string_view text, const std::string& name) {
     if (r.layer_type != "sliding" && r.layer_type != "full")
       throw Error(at(ln) + "layer must be sliding or full, got \"" + r.layer_type + "\"");
     long long ctx = 0;
-    if (!parse_int64(f[col["ctx"]], ctx) || ctx < 1) throw Error(at(ln) + "ctx must be a positive integer, got \"" + f[col["ctx"]] + "\"");
+    if (!parse_int64(f[col["ctx"]], ctx) || ctx < 1 || ctx > (1 << 24))
+      throw Error(at(ln) + "ctx must be an integer in [1, 16777216], got \"" + f[col["ctx"]] + "\"");
     r.ctx = static_cast<int>(ctx);
     try {
       model::Variant v = model::parse_variant(f[col["variant"]]);
@@ -72,12 +75,12 @@ Profile parse_measurement_csv(std::string_view text, const std::string& name) {
     if (col.count("model")) r.model = f[col["model"]];
     if (col.count("cache_entries")) {
       long long ce = 0;
-      if (!parse_int64(f[col["cache_entries"]], ce) || ce < 0) throw Error(at(ln) + "cache_entries must be a non-negative integer");
+      if (!parse_int64(f[col["cache_entries"]], ce) || ce < 0 || ce > (1 << 24)) throw Error(at(ln) + "cache_entries must be a non-negative integer");
       r.cache_entries = static_cast<int>(ce);
     }
     if (col.count("samples")) {
       long long s = 0;
-      if (!parse_int64(f[col["samples"]], s) || s < 1) throw Error(at(ln) + "samples must be a positive integer");
+      if (!parse_int64(f[col["samples"]], s) || s < 1 || s > (1 << 30)) throw Error(at(ln) + "samples must be a positive integer");
       r.samples = static_cast<int>(s);
     }
     prof.layers.push_back(r);

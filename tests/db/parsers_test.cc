@@ -155,3 +155,17 @@ TEST(MeasurementCsv, ReadsRowsAndRejectsBadOnes) {
 
 }  // namespace
 }  // namespace layoutx::db
+
+namespace layoutx::db {
+namespace {
+
+// Found by fuzz_measurement_csv: a header naming a column twice ("ms,ms") read past the row.
+TEST(MeasurementCsv, RepeatedColumnIsRejected) {
+  EXPECT_THAT(error_of(Format::kCsv, "ours_repeated_column.csv"),
+              HasSubstr("ours_repeated_column.csv:2: column \"ms\" appears twice"));
+  // A context beyond int range was narrowed silently before.
+  EXPECT_THROW(parse_measurement_csv("layer,ctx,variant,precision,ms\nfull,99999999999,ring,fp16,1\n", "big.csv"), Error);
+}
+
+}  // namespace
+}  // namespace layoutx::db
