@@ -1,8 +1,40 @@
 #include "cli/fidelity_options.h"
 
+#include <map>
+
 #include "cli/table.h"
+#include "explorer/evaluator.h"
+#include "model/numerics/fidelity.h"
 
 namespace layoutx::cli {
+
+namespace {
+
+// SNR of the variant (float32, its precision simulated) against the float64 reference over a
+// few seeded decode steps, through model/numerics. Memoized per layer shape and variant.
+class NumericsOracle : public explorer::FidelityOracle {
+ public:
+  explicit NumericsOracle(int steps) : steps_(steps) {}
+  std::optional<double> snr_db(const model::LayerSpec& layer, const model::Variant& v) override {
+    std::string key = explorer::Evaluator::shape_key(layer) + "|" + v.key();
+    auto it = memo_.find(key);
+    if (it != memo_.end()) return it->second;
+    double snr = model::numerics::fidelity_snr_db(layer, v, steps_, kSeed);
+    memo_.emplace(key, snr);
+    return snr;
+  }
+  std::string describe() const override {
+    return "SNR of the layer output vs the float64 reference, " + std::to_string(steps_) +
+           " seeded decode steps, precision simulated";
+  }
+
+ private:
+  static constexpr uint64_t kSeed = 1;
+  int steps_;
+  std::map<std::string, double> memo_;
+};
+
+}  // namespace
 
 void FidelityOptions::add_to(CLI::App& app) {
   app.add_flag("--no-fidelity", off, "do not measure fidelity (no floor)");
@@ -20,12 +52,12 @@ explorer::SelectionPolicy FidelityOptions::policy() const {
 }
 
 std::unique_ptr<explorer::FidelityOracle> FidelityOptions::load() const {
-  return nullptr;  // the numerics oracle is wired in once model/numerics lands
+  if (off) return nullptr;
+  return std::make_unique<NumericsOracle>(steps);
 }
 
 std::string FidelityOptions::describe(const explorer::FidelityOracle* oracle) const {
-  if (off) return "not assessed (--no-fidelity)";
-  if (!oracle) return "not assessed (no fidelity oracle available)";
+  if (!oracle) return "not assessed (--no-fidelity)";
   std::string floor = min_snr_db > 0 ? ">= " + fmt(min_snr_db, 1) + " dB"
                                      : "no more than " + fmt(slack_db, 1) + " dB below the incumbent";
   return oracle->describe() + "; floor " + floor;

@@ -22,9 +22,12 @@ int main(int argc, char** argv) {
   layoutx::cli::add_ingest_verb(app);
   layoutx::cli::add_regress_verb(app);
   layoutx::cli::add_report_verb(app);
+  layoutx::cli::add_parity_verb(app);
   layoutx::cli::add_predict_verb(app);
   layoutx::cli::add_calibrate_verb(app);
-  layoutx::cli::add_parity_verb(app);
+  layoutx::cli::add_select_verb(app);
+  layoutx::cli::add_step_verb(app);
+  layoutx::cli::add_whatif_verb(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -14,8 +14,11 @@ void add_measure_verb(CLI::App& app);
 void add_ingest_verb(CLI::App& app);
 void add_regress_verb(CLI::App& app);
 void add_report_verb(CLI::App& app);
+void add_parity_verb(CLI::App& app);
 void add_predict_verb(CLI::App& app);
 void add_calibrate_verb(CLI::App& app);
-void add_parity_verb(CLI::App& app);
+void add_select_verb(CLI::App& app);
+void add_step_verb(CLI::App& app);
+void add_whatif_verb(CLI::App& app);
 
 }  // namespace layoutx::cli
