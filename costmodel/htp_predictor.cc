@@ -1,5 +1,6 @@
 #include "costmodel/htp_predictor.h"
 
+#include <cmath>
 #include <ostream>
 
 #include "costmodel/cost_model.h"
@@ -36,7 +37,24 @@ Prediction HtpPredictor::predict(const model::LayerGraph& graph) const {
   // 5. Legality from the converter rules.
   p.legality = check_legality(rules_, graph, ops);
   p.calibration_id = calibration_.id;
+  p.design_row.assign(total_row.data(), total_row.data() + total_row.size());
   return p;
+}
+
+double HtpPredictor::difference_half_width_ms(const Prediction& a, const Prediction& b) const {
+  const auto n = calibration_.theta.size();
+  if (a.design_row.size() != static_cast<size_t>(n) || b.design_row.size() != static_cast<size_t>(n))
+    return Predictor::difference_half_width_ms(a, b);
+  Eigen::VectorXd d(n);
+  for (Eigen::Index i = 0; i < n; ++i) d[i] = a.design_row[i] - b.design_row[i];
+  // theta is in us; rows are per-op features, so d' cov d is in us^2.
+  const double coef_var_ms2 = std::max(d.dot(calibration_.covariance * d), 0.0) / 1e6;
+  const double model_sd_ms = calibration_.model_rel_sd * std::abs(a.latency_ms - b.latency_ms);
+  return calibration_.z * std::sqrt(coef_var_ms2 + model_sd_ms * model_sd_ms);
+}
+
+double HtpPredictor::latency_from_row(const std::vector<double>& row) const {
+  return Eigen::Map<const Eigen::VectorXd>(row.data(), static_cast<Eigen::Index>(row.size())).dot(calibration_.theta) / 1e3;
 }
 
 std::unique_ptr<HtpPredictor> load_default_predictor(std::ostream& log) {

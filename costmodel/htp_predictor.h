@@ -20,6 +20,12 @@ class HtpPredictor : public Predictor {
   Prediction predict(const model::LayerGraph& graph) const override;
   std::string device() const override { return device_.name; }
   std::string calibration_id() const override { return calibration_.id; }
+  // From the posterior covariance of the coefficients on the difference of the two design
+  // rows, plus the model's relative error applied to the difference of the two latencies.
+  double difference_half_width_ms(const Prediction& a, const Prediction& b) const override;
+  // Latency (ms) of a layer from its cached design row: no graph, no lowering (the explorer's
+  // fast path; a dot product with the coefficients).
+  double latency_from_row(const std::vector<double>& row) const;
 
   const DeviceSpec& device_spec() const { return device_; }
   const Calibration& calibration() const { return calibration_; }

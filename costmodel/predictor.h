@@ -35,6 +35,9 @@ struct Prediction {
   std::vector<OpCost> ops;          // per lowered op, sums to latency_ms
   Legality legality;
   std::string calibration_id;       // which calibration made this prediction
+  // The layer's summed design row in the calibration's coefficient order (latency_ms =
+  // design_row . theta / 1e3): the cached features a prediction can be recomputed from.
+  std::vector<double> design_row;
 };
 
 // Predicts a built layer graph. Implementations: the calibrated HTP model (galaxy-s25) and
@@ -45,6 +48,10 @@ class Predictor {
   virtual Prediction predict(const model::LayerGraph& graph) const = 0;
   virtual std::string device() const = 0;          // device name, e.g. "galaxy-s25"
   virtual std::string calibration_id() const = 0;
+  // Half-width (ms, at a's interval level) of the interval of latency(a) - latency(b). Two
+  // variants share coefficients, so their errors are correlated and the difference is known
+  // better than either latency. Default: the marginal intervals taken as independent.
+  virtual double difference_half_width_ms(const Prediction& a, const Prediction& b) const;
 };
 
 }  // namespace layoutx::costmodel

@@ -32,13 +32,26 @@ const Evaluation& Evaluator::evaluate(const model::LayerSpec& layer, const model
   if (g) {
     try {
       e.prediction = predictor_.predict(*g);
-      if (fidelity_) e.snr_db = fidelity_->snr_db(layer, v);
     } catch (const Error& err) {
       e.status = EvalStatus::kFailed;
       e.error = err.what();
     }
   }
   return cache_.emplace(key, std::move(e)).first->second;
+}
+
+}  // namespace layoutx::explorer
+
+namespace layoutx::explorer {
+
+std::optional<double> Evaluator::fidelity(const model::LayerSpec& layer, const model::Variant& v) {
+  evaluate(layer, v);
+  Evaluation& e = cache_.at(shape_key(layer) + '|' + v.key());
+  if (!e.fidelity_asked && fidelity_ && e.status == EvalStatus::kOk) {
+    e.fidelity_asked = true;
+    e.snr_db = fidelity_->snr_db(layer, v);
+  }
+  return e.snr_db;
 }
 
 }  // namespace layoutx::explorer

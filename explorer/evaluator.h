@@ -32,7 +32,8 @@ struct Evaluation {
   std::string error;  // why, when not kOk
   model::Variant variant;
   costmodel::Prediction prediction;
-  std::optional<double> snr_db;
+  std::optional<double> snr_db;  // set once Evaluator::fidelity() was asked
+  bool fidelity_asked = false;
 };
 
 class Evaluator {
@@ -42,6 +43,10 @@ class Evaluator {
 
   // Cached by (layer shape, variant): a sliding layer is evaluated once for every context.
   const Evaluation& evaluate(const model::LayerSpec& layer, const model::Variant& v);
+
+  // The variant's fidelity (SNR, dB), asked of the oracle only when first needed and memoized
+  // in the evaluation (fidelity is costly: the search asks it lazily). Empty without an oracle.
+  std::optional<double> fidelity(const model::LayerSpec& layer, const model::Variant& v);
 
   const costmodel::Predictor& predictor() const { return predictor_; }
   FidelityOracle* fidelity() const { return fidelity_; }

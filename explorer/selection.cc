@@ -21,19 +21,18 @@ double z_of(double level) {
   return 0.5 * (lo + hi);
 }
 
-double sigma_of(const costmodel::Prediction& p) {
-  double z = z_of(std::clamp(p.interval_level, 0.5, 0.999));
-  return std::max(1e-12, (p.high_ms - p.low_ms) / (2.0 * z));
-}
-
-bool overlaps(const costmodel::Prediction& a, const costmodel::Prediction& b) {
-  return a.low_ms <= b.high_ms && b.low_ms <= a.high_ms;
+// Two candidates tie when their latencies differ by less than the difference's interval.
+bool ties(const costmodel::Predictor& pr, const costmodel::Prediction& a, const costmodel::Prediction& b) {
+  return std::abs(a.latency_ms - b.latency_ms) <= pr.difference_half_width_ms(a, b);
 }
 
 }  // namespace
 
-double probability_faster(const costmodel::Prediction& a, const costmodel::Prediction& b) {
-  double s = std::hypot(sigma_of(a), sigma_of(b));
+double probability_faster(const costmodel::Predictor& pr, const costmodel::Prediction& a,
+                          const costmodel::Prediction& b) {
+  // Normal difference with sigma = the difference interval's half-width over its z.
+  double z = z_of(std::clamp(a.interval_level, 0.5, 0.999));
+  double s = std::max(1e-12, pr.difference_half_width_ms(a, b) / z);
   return 0.5 * std::erfc((a.latency_ms - b.latency_ms) / (s * std::sqrt(2.0)));
 }
 
@@ -43,10 +42,7 @@ Choice select_layer(Evaluator& ev, const model::LayerSpec& layer, model::Precisi
   c.layer = layer.type;
   c.incumbent = incumbent(layer.type, precision);
 
-  // 1. Ask for every point of the space.
-  const Evaluation& inc = ev.evaluate(layer, c.incumbent);
-  std::optional<double> floor_db = policy.min_snr_db;
-  if (!floor_db && inc.snr_db) floor_db = *inc.snr_db - policy.fidelity_slack_db;
+  // 1. Ask for every point of the space: latency and legality (cheap, cached per shape).
   for (const auto& v : meaningful_variants(precision)) {
     bool fixed_ok = true;
     for (const auto& [axis, value] : policy.fixed_axes) fixed_ok = fixed_ok && model::axis_value(v, axis) == value;
@@ -58,8 +54,6 @@ Choice select_layer(Evaluator& ev, const model::LayerSpec& layer, model::Precisi
     if (k.eval.status != EvalStatus::kOk) k.excluded_why = k.eval.error;
     else if (p.legality.compiles == costmodel::Compiles::kNo)
       k.excluded_why = "does not convert: " + (p.legality.reasons.empty() ? std::string("rule") : p.legality.reasons[0]);
-    else if (floor_db && k.eval.snr_db && *k.eval.snr_db < *floor_db)
-      k.excluded_why = "fidelity " + std::to_string(*k.eval.snr_db) + " dB below the floor " + std::to_string(*floor_db) + " dB";
     else k.eligible = true;
     c.candidates.push_back(std::move(k));
   }
@@ -68,15 +62,43 @@ Choice select_layer(Evaluator& ev, const model::LayerSpec& layer, model::Precisi
     return a.eval.prediction.latency_ms < b.eval.prediction.latency_ms;
   });
 
-  // 2. Prefer what is known to convert: the pool is the known-good candidates when any exist.
-  std::vector<const Candidate*> pool;
-  for (const auto& k : c.candidates)
-    if (k.eligible && k.eval.prediction.legality.compiles == costmodel::Compiles::kYes) pool.push_back(&k);
-  bool known = !pool.empty();
-  if (!known)
-    for (const auto& k : c.candidates)
-      if (k.eligible) pool.push_back(&k);
-  if (pool.empty()) {
+  // 2. The fidelity floor, asked lazily (fidelity is costly): only of candidates that could be
+  // chosen, i.e. the fastest, those tied with it, and the runner-up.
+  std::optional<double> floor_db = policy.min_snr_db;
+  if (!floor_db)
+    if (auto inc = ev.fidelity(layer, c.incumbent)) floor_db = *inc - policy.fidelity_slack_db;
+  auto passes = [&](Candidate& k) {
+    if (!k.eligible) return false;
+    if (!floor_db) return true;
+    k.eval.snr_db = ev.fidelity(layer, k.eval.variant);
+    if (k.eval.snr_db && *k.eval.snr_db < *floor_db) {
+      k.eligible = false;
+      k.excluded_why = "fidelity " + std::to_string(*k.eval.snr_db) + " dB is below the floor " +
+                       std::to_string(*floor_db) + " dB";
+      return false;
+    }
+    return true;
+  };
+
+  // 3. Prefer what is known to convert: the pool is the known-good candidates when one of them
+  // passes; otherwise the untried too.
+  Candidate* fastest = nullptr;
+  std::vector<Candidate*> pool;
+  bool known = true;
+  for (bool only_known : {true, false}) {
+    pool.clear();
+    for (auto& k : c.candidates)
+      if (k.eligible && (!only_known || k.eval.prediction.legality.compiles == costmodel::Compiles::kYes))
+        pool.push_back(&k);
+    for (auto* k : pool)
+      if (passes(*k)) {
+        fastest = k;
+        break;
+      }
+    if (fastest) break;
+    known = false;
+  }
+  if (!fastest) {
     std::string fixed;
     for (const auto& [axis, value] : policy.fixed_axes) fixed += " " + axis + "=" + value;
     throw Error(std::string("select: no eligible variant for the ") + model::to_string(layer.type) +
@@ -85,39 +107,40 @@ Choice select_layer(Evaluator& ev, const model::LayerSpec& layer, model::Precisi
                                                  c.candidates.front().excluded_why + ")"));
   }
 
-  // 3. The tie set: candidates whose interval overlaps the fastest one's. Among them, the fewest
-  // axis changes from the incumbent wins; then the faster.
-  const Candidate* fastest = pool.front();
-  std::vector<const Candidate*> tied;
-  for (const auto* k : pool)
-    if (overlaps(k->eval.prediction, fastest->eval.prediction)) tied.push_back(k);
+  // 4. The tie set: candidates whose latency differs from the fastest one's by less than the
+  // difference's interval. Among them, the fewest axis changes from the incumbent wins; then
+  // the faster.
+  std::vector<Candidate*> tied;
+  for (auto* k : pool)
+    if (k->eligible && ties(ev.predictor(), k->eval.prediction, fastest->eval.prediction) && passes(*k))
+      tied.push_back(k);
   const Candidate* chosen = *std::min_element(tied.begin(), tied.end(), [](const Candidate* a, const Candidate* b) {
     if (a->axis_changes != b->axis_changes) return a->axis_changes < b->axis_changes;
     return a->eval.prediction.latency_ms < b->eval.prediction.latency_ms;
   });
   c.chosen = *chosen;
-  for (const auto* k : pool)
-    if (k != chosen) {
+  for (auto* k : pool)
+    if (k != chosen && passes(*k)) {
       c.runner_up = *k;
       break;
     }
   if (c.runner_up) {
     c.margin_ms = c.runner_up->eval.prediction.latency_ms - c.chosen.eval.prediction.latency_ms;
-    c.tie = overlaps(c.runner_up->eval.prediction, c.chosen.eval.prediction);
-    c.runner_up->p_faster_than_chosen = probability_faster(c.runner_up->eval.prediction, c.chosen.eval.prediction);
+    c.tie = ties(ev.predictor(), c.runner_up->eval.prediction, c.chosen.eval.prediction);
+    c.runner_up->p_faster_than_chosen = probability_faster(ev.predictor(), c.runner_up->eval.prediction, c.chosen.eval.prediction);
   }
   for (const auto* k : tied) {
     Candidate t = *k;
-    t.p_faster_than_chosen = k == chosen ? 0.5 : probability_faster(k->eval.prediction, c.chosen.eval.prediction);
+    t.p_faster_than_chosen = k == chosen ? 0.5 : probability_faster(ev.predictor(), k->eval.prediction, c.chosen.eval.prediction);
     c.tied.push_back(std::move(t));
   }
   for (auto& k : c.candidates)
-    if (k.eval.status == EvalStatus::kOk) k.p_faster_than_chosen = probability_faster(k.eval.prediction, c.chosen.eval.prediction);
+    if (k.eval.status == EvalStatus::kOk) k.p_faster_than_chosen = probability_faster(ev.predictor(), k.eval.prediction, c.chosen.eval.prediction);
 
-  // 4. Say why.
-  if (chosen == fastest && tied.size() == 1) c.why = "fastest, and no other candidate's interval overlaps it";
-  else if (chosen == fastest) c.why = "fastest; " + std::to_string(tied.size() - 1) + " others tie within the intervals, and none changes fewer axes";
-  else c.why = "tied with the fastest within the intervals and changes fewer axes from the incumbent (" +
+  // 5. Say why.
+  if (chosen == fastest && tied.size() == 1) c.why = "fastest, and faster than every other beyond the uncertainty of the difference";
+  else if (chosen == fastest) c.why = "fastest; " + std::to_string(tied.size() - 1) + " others tie within the uncertainty of the difference, and none changes fewer axes";
+  else c.why = "ties with the fastest within the uncertainty of the difference and changes fewer axes from the incumbent (" +
                std::to_string(chosen->axis_changes) + " vs " + std::to_string(fastest->axis_changes) + ")";
   if (!known) c.why += "; no candidate is known to convert: chosen among the untried";
   return c;

@@ -36,16 +36,16 @@ struct Choice {
   Candidate chosen;
   std::optional<Candidate> runner_up;  // the fastest eligible candidate other than the chosen
   double margin_ms = 0.0;              // runner_up latency - chosen latency
-  bool tie = false;                    // the runner-up's interval overlaps the chosen one's
-  std::vector<Candidate> tied;         // candidates whose intervals overlap the fastest one's
+  bool tie = false;                    // runner-up and chosen differ by less than the difference's interval
+  std::vector<Candidate> tied;         // candidates within the difference interval of the fastest
   std::vector<Candidate> candidates;   // all, fastest first; excluded ones carry their reason
   std::string why;                     // one line: why this one
 };
 
-// Probability that a is faster than b, treating each prediction as normal with sigma from its
-// interval. Predictions share coefficients, so their errors are correlated and this is a
-// conservative (too uncertain) figure.
-double probability_faster(const costmodel::Prediction& a, const costmodel::Prediction& b);
+// Probability that a is faster than b: the difference taken as normal, with sigma from the
+// predictor's interval of the difference (which accounts for shared coefficients).
+double probability_faster(const costmodel::Predictor& pr, const costmodel::Prediction& a,
+                          const costmodel::Prediction& b);
 
 // Chooses among meaningful_variants(precision) for one layer type at one context.
 // Throws Error if no candidate is eligible.

@@ -7,6 +7,7 @@
 #include "explorer/design_space.h"
 #include "explorer/layout_file.h"
 #include "explorer/selection.h"
+#include "model/builder.h"
 #include "model/model_loader.h"
 #include "support/error.h"
 #include "tests/explorer/fake_predictor.h"
@@ -85,9 +86,9 @@ TEST_F(ExplorerTest, ProbabilityFasterIsSymmetric) {
   costmodel::Prediction a, b;
   a.latency_ms = 1.0, a.low_ms = 0.9, a.high_ms = 1.1;
   b.latency_ms = 1.1, b.low_ms = 1.0, b.high_ms = 1.2;
-  double p = probability_faster(a, b);
+  double p = probability_faster(predictor, a, b);
   EXPECT_GT(p, 0.5);
-  EXPECT_NEAR(p + probability_faster(b, a), 1.0, 1e-12);
+  EXPECT_NEAR(p + probability_faster(predictor, b, a), 1.0, 1e-12);
 }
 
 TEST_F(ExplorerTest, CrossoverIsWhereTheHybridStartsToWin) {
@@ -135,6 +136,32 @@ TEST_F(ExplorerTest, LayoutFileRoundTrips) {
   EXPECT_EQ(g.defaults.at(LayerType::kSliding).variant, model::preset("ring", Precision::kW4A16));
   EXPECT_EQ(g.layers[27].variant, model::preset("ring", Precision::kW4A16));
   EXPECT_NEAR(g.step_ms, f.step_ms, 1e-5);
+}
+
+}  // namespace
+}  // namespace layoutx::explorer
+
+#include "costmodel/htp_predictor.h"
+#include <sstream>
+
+namespace layoutx::explorer {
+namespace {
+
+// The calibrated predictor knows two variants' errors are correlated: the interval of their
+// difference is narrower than the marginal intervals taken as independent, and zero for a
+// variant against itself.
+TEST(DifferenceInterval, SharedCoefficientsNarrowTheDifference) {
+  std::ostringstream log;
+  auto pr = costmodel::load_default_predictor(log);
+  auto m = model::load_model("spark-x2.5-1.7b");
+  auto l = m.layer(LayerType::kSliding, 4096);
+  auto a = pr->predict(model::build_layer_graph(l, model::preset("roll", Precision::kW8A16)));
+  auto b = pr->predict(model::build_layer_graph(l, model::preset("ring", Precision::kW8A16)));
+  EXPECT_NEAR(pr->difference_half_width_ms(a, a), 0.0, 1e-12);
+  double diff = pr->difference_half_width_ms(a, b);
+  EXPECT_GT(diff, 0.0);
+  EXPECT_LT(diff, pr->costmodel::Predictor::difference_half_width_ms(a, b));
+  EXPECT_NEAR(pr->latency_from_row(a.design_row), a.latency_ms, 1e-9);
 }
 
 }  // namespace
