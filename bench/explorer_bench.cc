@@ -1,0 +1,109 @@
+// Explorer speed (issue #5 targets): predictions per second from cached features and from a
+// graph, a full design-space sweep, and whatif's pipeline from a cold start (in process; the
+// whole process is timed by scripts/bench-whatif). Report medians: machines are shared.
+#include <benchmark/benchmark.h>
+
+#include <sstream>
+
+#include "costmodel/htp_predictor.h"
+#include "explorer/composition.h"
+#include "explorer/design_space.h"
+#include "explorer/selection.h"
+#include "model/builder.h"
+#include "model/model_loader.h"
+
+namespace {
+
+using namespace layoutx;
+
+std::unique_ptr<costmodel::HtpPredictor> predictor() {
+  std::ostringstream log;
+  return costmodel::load_default_predictor(log);
+}
+
+const std::vector<std::string> kModels = {"spark-x2.5-1.7b", "spark-x2.5-4b", "gemma-3-1b"};
+const model::Precision kPrecisions[] = {model::Precision::kFp16, model::Precision::kW8A16, model::Precision::kW4A16};
+
+// One prediction from a cached design row: a dot product with the calibrated coefficients.
+void BM_PredictFromCachedFeatures(benchmark::State& state) {
+  auto pr = predictor();
+  auto m = model::load_model("spark-x2.5-1.7b");
+  std::vector<std::vector<double>> rows;
+  for (auto p : kPrecisions)
+    for (const auto& v : explorer::meaningful_variants(p))
+      for (auto t : {model::LayerType::kSliding, model::LayerType::kFull})
+        rows.push_back(pr->predict(model::build_layer_graph(m.layer(t, 4096), v)).design_row);
+  size_t i = 0;
+  double sink = 0;
+  for (auto _ : state) {
+    sink += pr->latency_from_row(rows[i]);
+    i = (i + 1) % rows.size();
+  }
+  benchmark::DoNotOptimize(sink);
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_PredictFromCachedFeatures);
+
+// One prediction from scratch: build the graph, lower, featurize, price, legality.
+void BM_PredictFromGraph(benchmark::State& state) {
+  auto pr = predictor();
+  auto m = model::load_model("spark-x2.5-1.7b");
+  auto l = m.layer(model::LayerType::kFull, 4096);
+  auto vs = explorer::meaningful_variants(model::Precision::kW4A16);
+  size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(pr->predict(model::build_layer_graph(l, vs[i])).latency_ms);
+    i = (i + 1) % vs.size();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_PredictFromGraph)->Unit(benchmark::kMicrosecond);
+
+// Every meaningful variant x 3 precisions x contexts 512..131072 (powers of two and midpoints)
+// x every shipped model, both layer types; a fresh evaluator each time (each distinct graph
+// shape built once: sliding layers once for all contexts).
+void BM_FullSweep(benchmark::State& state) {
+  auto pr = predictor();
+  std::vector<model::ModelSpec> models;
+  for (const auto& n : kModels) models.push_back(model::load_model(n));
+  const auto ctxs = explorer::sweep_contexts(512, 131072);
+  size_t points = 0, graphs = 0;
+  for (auto _ : state) {
+    explorer::Evaluator ev(*pr);
+    points = 0;
+    for (const auto& m : models)
+      for (auto p : kPrecisions)
+        for (const auto& v : explorer::meaningful_variants(p))
+          for (int ctx : ctxs)
+            for (auto t : {model::LayerType::kSliding, model::LayerType::kFull}) {
+              if (m.count(t) == 0 || (m.sliding_window && ctx < *m.sliding_window)) continue;
+              benchmark::DoNotOptimize(ev.evaluate(m.layer(t, ctx), v).prediction.latency_ms);
+              ++points;
+            }
+    graphs = ev.graphs_built();
+  }
+  state.counters["points"] = static_cast<double>(points);
+  state.counters["graphs_built"] = static_cast<double>(graphs);
+}
+BENCHMARK(BM_FullSweep)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// whatif's pipeline from nothing: load model and calibrated predictor, select both scenarios
+// (w4a16 vs w8a16 at 4096), compose with baselines. Fidelity off (as `whatif --no-fidelity`).
+void BM_WhatifCold(benchmark::State& state) {
+  for (auto _ : state) {
+    auto pr = predictor();
+    auto m = model::load_model("spark-x2.5-1.7b");
+    explorer::Evaluator ev(*pr);
+    for (auto p : {model::Precision::kW4A16, model::Precision::kW8A16}) {
+      explorer::Assignment a;
+      for (auto t : {model::LayerType::kSliding, model::LayerType::kFull})
+        a[t] = explorer::select_layer(ev, m.layer(t, 4096), p).chosen.eval.variant;
+      benchmark::DoNotOptimize(explorer::compare(ev, m, 4096, a).step.ms);
+    }
+  }
+}
+BENCHMARK(BM_WhatifCold)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
