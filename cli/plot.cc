@@ -46,7 +46,7 @@ void plot_sweep(const explorer::Sweep& s, const std::string& title, const std::s
               ", graph 1 nohead dt 2 lc rgb 'gray40'\n"
               "set label 'crossover " + std::to_string(*s.crossover_ctx) + "' at " + std::to_string(*s.crossover_ctx) +
               ", graph 0.9 offset 1,0\n";
-  script += "plot '" + data.string() + "' using 1:2 with linespoints lw 2 title 'hybrid (chosen layouts)', '" +
+  script += "plot '" + data.string() + "' using 1:2 with linespoints lw 2 title 'hybrid (sliding + full layers)', '" +
             data.string() + "' using 1:3 with linespoints lw 2 title 'all layers full attention'\n";
   try {
     run_gnuplot(script, "--plot " + png_path);
