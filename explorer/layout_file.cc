@@ -32,6 +32,7 @@ LayoutFile make_layout_file(Evaluator& ev, const model::ModelSpec& model, int ct
 
 namespace {
 
+// Six significant decimals: enough for ms predictions whose intervals are far wider.
 double round6(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6f", v);
@@ -62,6 +63,7 @@ void emit_entry(YAML::Emitter& y, const LayoutEntry& e, bool with_type) {
 
 std::string layout_file_yaml(const LayoutFile& f) {
   YAML::Emitter y;
+  y.SetDoublePrecision(6);
   y << YAML::BeginMap;
   y << YAML::Key << "schema" << YAML::Value << kLayoutSchema;
   y << YAML::Key << "model" << YAML::Value << f.model;
