@@ -166,3 +166,48 @@ TEST(DifferenceInterval, SharedCoefficientsNarrowTheDifference) {
 
 }  // namespace
 }  // namespace layoutx::explorer
+
+#include "costmodel/measurements.h"
+#include "support/paths.h"
+
+namespace layoutx::explorer {
+namespace {
+
+// Golden: on the calibration data's roll figures (the first export: sliding roll, full layers
+// concatenating keys and returning the new entry), the composed all-roll step equals the sum of
+// the per-layer predictions, and lands within the calibration's error of the measured per-layer
+// sums 21 x sliding + 7 x full. The measured figures are read from the shipped data.
+TEST(Golden, AllRollCompositionOnTheCalibrationData) {
+  std::ostringstream log;
+  auto pr = costmodel::load_default_predictor(log);
+  auto spark = model::load_model("spark-x2.5-1.7b");
+  auto records = costmodel::load_measurements(config_path("calibration/spark-s25-measurements.yaml"));
+  auto measured = [&](LayerType t, int ctx, Precision p) {
+    for (const auto& r : records)
+      if (r.kind == costmodel::MeasurementRecord::Kind::kLayerTime && r.layer == t && r.variant == incumbent(t, p) &&
+          (t == LayerType::kSliding || r.context == ctx))
+        return r.ms;
+    return -1.0;
+  };
+  int checked = 0;
+  for (auto p : {Precision::kFp16, Precision::kW8A16, Precision::kW4A16})
+    for (int ctx : {1024, 4096}) {
+      double ms_sliding = measured(LayerType::kSliding, ctx, p), ms_full = measured(LayerType::kFull, ctx, p);
+      ASSERT_GT(ms_sliding, 0);
+      ASSERT_GT(ms_full, 0);
+      Evaluator ev(*pr);
+      Comparison c = compare(ev, spark, ctx, incumbent_assignment(spark, p));
+      EXPECT_NEAR(c.all_roll.ms, 21 * c.all_roll.per_layer_ms.at(LayerType::kSliding) +
+                                     7 * c.all_roll.per_layer_ms.at(LayerType::kFull), 1e-9);
+      const double measured_step = 21 * ms_sliding + 7 * ms_full;
+      // 8%: the calibration reproduces single layers within its stated 15% (sliding w8a16 +10%).
+      EXPECT_NEAR(c.all_roll.ms / measured_step, 1.0, 0.08) << to_string(p) << " ctx " << ctx;
+      EXPECT_LE(c.all_roll.low_ms, measured_step);
+      EXPECT_GE(c.all_roll.high_ms, measured_step);
+      ++checked;
+    }
+  EXPECT_EQ(checked, 6);
+}
+
+}  // namespace
+}  // namespace layoutx::explorer
