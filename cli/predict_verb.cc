@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/layer_options.h"
+#include "cli/predictor_options.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
 #include "costmodel/htp_predictor.h"
@@ -14,6 +15,7 @@ namespace layoutx::cli {
 namespace {
 
 struct PredictArgs {
+  PredictorOptions predictor;
   LayerOptions layer;
   bool per_op = false;
   bool json = false;
@@ -75,6 +77,7 @@ void add_predict_verb(CLI::App& app) {
   auto args = std::make_shared<PredictArgs>();
   auto* sub = app.add_subcommand("predict", "predicted latency (ms, interval), roofline floor and legality of one variant");
   args->layer.add_to(*sub);
+  args->predictor.add_to(*sub);
   sub->add_flag("--per-op", args->per_op, "list the cost of every lowered HTP op");
   sub->add_flag("--json", args->json, "print one JSON document");
   sub->callback([args] {
@@ -82,8 +85,8 @@ void add_predict_verb(CLI::App& app) {
     auto r = args->layer.resolve();
     // 2. Build the op graph.
     auto g = model::build_layer_graph(r.layer, r.variant);
-    // 3. The default predictor: galaxy-s25 with its saved calibration (refit if stale).
-    auto predictor = costmodel::load_default_predictor(std::cerr);
+    // 3. The device's predictor: galaxy-s25 with its saved calibration (refit if stale).
+    auto predictor = args->predictor.load();
     // 4. Predict: lower, price, interval, floor, legality.
     costmodel::Prediction p = predictor->predict(g);
     // 5. Print (compiles: no is reported, not an error: predict itself succeeded).
