@@ -4,6 +4,7 @@
 #include "costmodel/device_spec.h"
 #include "costmodel/measurements.h"
 #include "support/error.h"
+#include "tests/error_message.h"
 
 namespace layoutx::costmodel {
 namespace {
@@ -12,12 +13,7 @@ const std::string kConfigs = LAYOUTX_CONFIG_DIR;
 const std::string kFixtures = std::string(LAYOUTX_TEST_DIR) + "/fixtures/calibration/";
 
 std::string error_of(const std::string& fixture) {
-  try {
-    load_measurements(kFixtures + fixture);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
+  return testing::error_message([&] { load_measurements(kFixtures + fixture); });
 }
 
 TEST(Measurements, ShippedDataMapsEveryRecordToAGraph) {

@@ -9,6 +9,7 @@
 #include "db/csv.h"
 #include "db/profile.h"
 #include "support/error.h"
+#include "tests/error_message.h"
 #include "tests/db/db_test_util.h"
 
 namespace layoutx::db {
@@ -24,12 +25,7 @@ std::string read(const std::string& name) {
 }
 
 std::string error_of(Format f, const std::string& name) {
-  try {
-    parse_profile(f, read(name), name);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return testing::error_message([&] { parse_profile(f, read(name), name); });
 }
 
 TEST(Csv, SplitsQuotedFieldsAndSpaces) {

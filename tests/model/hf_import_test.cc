@@ -6,6 +6,7 @@
 
 #include "model/model_loader.h"
 #include "support/error.h"
+#include "tests/error_message.h"
 
 namespace layoutx::model {
 namespace {
@@ -15,12 +16,7 @@ const std::string kHf = std::string(LAYOUTX_TEST_DIR) + "/fixtures/hf/";
 ModelSpec hf(const std::string& file) { return import_hf_config(kHf + file); }
 
 std::string hf_error(const std::string& file) {
-  try {
-    import_hf_config(kHf + file);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
+  return testing::error_message([&] { import_hf_config(kHf + file); });
 }
 
 // Layers i with (i + 1) % n == 0 among `count`.

@@ -6,6 +6,7 @@
 
 #include "model/model_loader.h"
 #include "support/error.h"
+#include "tests/error_message.h"
 
 namespace layoutx::model {
 namespace {
@@ -14,12 +15,7 @@ const std::string kBad = std::string(LAYOUTX_TEST_DIR) + "/fixtures/models/";
 
 // The message of the Error that loading `file` throws ("" if it loads).
 std::string load_error(const std::string& file) {
-  try {
-    load_model_yaml(kBad + file);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
+  return testing::error_message([&] { load_model_yaml(kBad + file); });
 }
 
 std::vector<int> full_every(int n, int count) {

@@ -2,18 +2,12 @@
 
 #include "model/variant.h"
 #include "support/error.h"
+#include "tests/error_message.h"
 
 namespace layoutx::model {
 namespace {
 
-std::string error_of(auto&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string error_of(auto&& f) { return testing::error_message(f); }
 
 TEST(Variant, PresetsAndKeys) {
   EXPECT_EQ(preset("roll").key(), "returns=window,join=keys,softmax=fused,gelu=erf,precision=fp16");

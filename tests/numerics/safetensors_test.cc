@@ -7,6 +7,7 @@
 
 #include "model/numerics/safetensors.h"
 #include "support/error.h"
+#include "tests/error_message.h"
 #include "tiny_layer.h"
 
 namespace layoutx::model::numerics {
@@ -17,14 +18,7 @@ std::string temp_file(const std::string& name) {
       .string();
 }
 
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+std::string message_of(const std::function<void()>& f) { return testing::error_message(f); }
 
 #define EXPECT_MESSAGE(call, text) EXPECT_NE(message_of([&] { call; }).find(text), std::string::npos) << message_of([&] { call; })
 
