@@ -5,6 +5,25 @@
 
 namespace layoutx::cli {
 
+ContextAnswer answer_context(explorer::Evaluator& ev, const model::ModelSpec& m, int ctx, model::Precision p,
+                             const Policies& policies) {
+  ContextAnswer a;
+  a.ctx = ctx;
+  explorer::Assignment chosen;
+  for (auto t : {model::LayerType::kSliding, model::LayerType::kFull}) {
+    if (m.count(t) == 0) continue;
+    auto it = policies.find(t);
+    a.choices.push_back(explorer::select_layer(ev, m.layer(t, ctx), p, it != policies.end() ? it->second : explorer::SelectionPolicy{}));
+    chosen[t] = a.choices.back().chosen.eval.variant;
+  }
+  a.comparison = explorer::compare(ev, m, ctx, chosen);
+  return a;
+}
+
+Policies same_policy(const explorer::SelectionPolicy& policy) {
+  return {{model::LayerType::kSliding, policy}, {model::LayerType::kFull, policy}};
+}
+
 std::string short_name(const model::Variant& v) {
   if (!v.preset().empty()) return v.preset();
   std::string best;

@@ -1,5 +1,6 @@
 // Printing selections and step comparisons (tables and JSON), shared by select and whatif.
 #pragma once
+#include <map>
 #include <ostream>
 #include <vector>
 
@@ -15,6 +16,14 @@ struct ContextAnswer {
   std::vector<explorer::Choice> choices;
   explorer::Comparison comparison;
 };
+
+// Selection for one model at one context: a choice per layer type the model has (each under its
+// type's policy), then the composed step beside the baselines.
+using Policies = std::map<model::LayerType, explorer::SelectionPolicy>;
+ContextAnswer answer_context(explorer::Evaluator& ev, const model::ModelSpec& m, int ctx, model::Precision p,
+                             const Policies& policies);
+// The same policy for every layer type.
+Policies same_policy(const explorer::SelectionPolicy& policy);
 
 // Short name of a variant: its preset, or "preset+axis=value" for the axes that differ from the
 // nearest preset, or the key.

@@ -48,21 +48,6 @@ void print_candidates(const explorer::Choice& c) {
 
 }  // namespace
 
-// Selection for one model at one context: a choice per layer type the model has, then the step.
-ContextAnswer answer_context(explorer::Evaluator& ev, const model::ModelSpec& m, int ctx, model::Precision p,
-                             const explorer::SelectionPolicy& policy) {
-  ContextAnswer a;
-  a.ctx = ctx;
-  explorer::Assignment chosen;
-  for (auto t : {model::LayerType::kSliding, model::LayerType::kFull}) {
-    if (m.count(t) == 0) continue;
-    a.choices.push_back(explorer::select_layer(ev, m.layer(t, ctx), p, policy));
-    chosen[t] = a.choices.back().chosen.eval.variant;
-  }
-  a.comparison = explorer::compare(ev, m, ctx, chosen);
-  return a;
-}
-
 void add_select_verb(CLI::App& app) {
   auto args = std::make_shared<SelectArgs>();
   auto* sub = app.add_subcommand("select", "choose each layer type's layout and write the exporter's layout file");
@@ -85,7 +70,7 @@ void add_select_verb(CLI::App& app) {
     explorer::Evaluator ev(*predictor, fidelity.get());
     // 2. Per context: choose per layer type, compose the step beside its baselines.
     std::vector<ContextAnswer> answers;
-    for (int ctx : args->ctxs) answers.push_back(answer_context(ev, m, ctx, p, args->fidelity.policy()));
+    for (int ctx : args->ctxs) answers.push_back(answer_context(ev, m, ctx, p, same_policy(args->fidelity.policy())));
     // 3. Write the exporter's layout file(s).
     std::vector<std::string> written;
     if (!args->out.empty())

@@ -13,9 +13,6 @@
 
 namespace layoutx::cli {
 
-ContextAnswer answer_context(explorer::Evaluator& ev, const model::ModelSpec& m, int ctx, model::Precision p,
-                             const explorer::SelectionPolicy& policy);
-
 namespace {
 
 struct WhatifArgs {
@@ -37,22 +34,9 @@ struct Scenario {
   model::ModelSpec model;
   model::Precision precision;
   int ctx;
-  std::map<model::LayerType, explorer::SelectionPolicy> policy;
+  Policies policy;
   ContextAnswer answer;
 };
-
-ContextAnswer answer(explorer::Evaluator& ev, Scenario& s) {
-  ContextAnswer a;
-  a.ctx = s.ctx;
-  explorer::Assignment chosen;
-  for (auto t : {model::LayerType::kSliding, model::LayerType::kFull}) {
-    if (s.model.count(t) == 0) continue;
-    a.choices.push_back(explorer::select_layer(ev, s.model.layer(t, s.ctx), s.precision, s.policy[t]));
-    chosen[t] = a.choices.back().chosen.eval.variant;
-  }
-  a.comparison = explorer::compare(ev, s.model, s.ctx, chosen);
-  return a;
-}
 
 void scenario_json(JsonWriter& w, const Scenario& s) {
   w.begin_object();
@@ -111,8 +95,8 @@ void add_whatif_verb(CLI::App& app) {
     auto predictor = args->predictor.load();
     auto fidelity = args->fidelity.load();
     explorer::Evaluator ev(*predictor, fidelity.get());
-    cur.answer = answer(ev, cur);
-    q.answer = answer(ev, q);
+    cur.answer = answer_context(ev, cur.model, cur.ctx, cur.precision, cur.policy);
+    q.answer = answer_context(ev, q.model, q.ctx, q.precision, q.policy);
     // 3. Print side by side with the difference.
     const double d = q.answer.comparison.step.ms - cur.answer.comparison.step.ms;
     if (args->json) {
