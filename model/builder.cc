@@ -25,7 +25,7 @@ class Builder {
   LayerGraph take() { return std::move(lg_); }
 
   Vertex add(OpNode n, std::vector<Vertex> operands) {
-    Vertex v = boost::add_vertex(n, lg_.graph);
+    Vertex v = boost::add_vertex(std::move(n), lg_.graph);
     for (size_t i = 0; i < operands.size(); ++i)
       boost::add_edge(operands[i], v, Operand{static_cast<int>(i)}, lg_.graph);
     return v;

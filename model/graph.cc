@@ -94,11 +94,25 @@ std::string to_string(const Shape& s) {
 }
 
 std::vector<Vertex> LayerGraph::operands(Vertex v) const {
+  // Operand slots are 0..in_degree-1 (the builder numbers them so): place each source in its
+  // slot directly; fall back to sorting if a graph was edited into another numbering.
+  const size_t n = boost::in_degree(v, graph);
+  std::vector<Vertex> r(n, Graph::null_vertex());
+  bool dense = true;
+  for (auto [it, end] = boost::in_edges(v, graph); it != end; ++it) {
+    const int i = graph[*it].index;
+    if (i < 0 || static_cast<size_t>(i) >= n || r[i] != Graph::null_vertex()) {
+      dense = false;
+      break;
+    }
+    r[i] = boost::source(*it, graph);
+  }
+  if (dense) return r;
   std::vector<std::pair<int, Vertex>> slots;
   for (auto [it, end] = boost::in_edges(v, graph); it != end; ++it)
     slots.emplace_back(graph[*it].index, boost::source(*it, graph));
   std::sort(slots.begin(), slots.end());
-  std::vector<Vertex> r;
+  r.clear();
   for (auto& [i, u] : slots) r.push_back(u);
   return r;
 }
@@ -113,9 +127,12 @@ std::vector<Vertex> LayerGraph::users(Vertex v) const {
 
 std::vector<Vertex> LayerGraph::topological_order() const {
   std::vector<Vertex> order;
+  order.reserve(boost::num_vertices(graph));
   for (auto [it, end] = boost::vertices(graph); it != end; ++it) {
-    for (Vertex u : operands(*it))
+    for (auto [e, e_end] = boost::in_edges(*it, graph); e != e_end; ++e) {
+      Vertex u = boost::source(*e, graph);
       if (u >= *it) throw Error("graph: op '" + graph[*it].name + "' precedes its operand '" + graph[u].name + "'");
+    }
     order.push_back(*it);
   }
   return order;
