@@ -20,6 +20,7 @@
 #include <set>
 #include <filesystem>
 
+#include "model/layer_type_list.h"
 #include "model/model_loader.h"
 #include "support/error.h"
 #include "support/yaml_reader.h"
@@ -160,22 +161,11 @@ ModelSpec read_hf(const YAML::Node& doc, const std::string& file) {
   std::vector<LayerType> types;
   bool types_ok = layers.has_value();
   if (present(listed)) {
-    if (!listed.IsSequence()) {
-      c.error("layer_types", "must be a list of sliding_attention / full_attention, got " +
-                                 (listed.IsScalar() ? "'" + listed.Scalar() + "'" : std::string("a mapping")));
+    auto read = read_layer_type_list(c, listed, "layer_types", "sliding_attention", "full_attention", errors);
+    if (!read) {
       types_ok = false;
     } else {
-      for (size_t i = 0; i < listed.size(); ++i) {
-        const YAML::Node e = listed[i];
-        if (e.IsScalar() && e.Scalar() == "sliding_attention") types.push_back(LayerType::kSliding);
-        else if (e.IsScalar() && e.Scalar() == "full_attention") types.push_back(LayerType::kFull);
-        else {
-          errors.add(where(file, e) + ": " + c.key_path("layer_types") + "[" + std::to_string(i) +
-                     "]: must be sliding_attention or full_attention, got " +
-                     (e.IsScalar() ? "'" + e.Scalar() + "'" : std::string("a collection")));
-          types_ok = false;
-        }
-      }
+      types = *read;
       if (types_ok && static_cast<int64_t>(types.size()) != *layers) {
         c.error("layer_types", "must have num_hidden_layers (" + std::to_string(*layers) + ") entries, got " +
                                    std::to_string(types.size()));

@@ -4,6 +4,8 @@
 // keys, cross-field rules, all collected with file:line:col) -> build -> ModelSpec::validate().
 #include "model/model_loader.h"
 
+#include "model/layer_type_list.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <sstream>
@@ -95,22 +97,11 @@ std::vector<LayerType> read_layers(MapReader& top, ErrorList& errors) {
   }
   std::vector<LayerType> listed;
   if (present(list)) {
-    if (!list.IsSequence()) {
-      m.error("types", "must be a list of sliding / full, got " +
-                           (list.IsScalar() ? "'" + list.Scalar() + "'" : std::string("a mapping")));
+    auto read = read_layer_type_list(m, list, "types", "sliding", "full", errors);
+    if (!read) {
       ok = false;
     } else {
-      for (size_t i = 0; i < list.size(); ++i) {
-        std::string path = "layers.types[" + std::to_string(i) + "]";
-        const YAML::Node e = list[i];
-        if (!e.IsScalar() || (e.Scalar() != "sliding" && e.Scalar() != "full")) {
-          errors.add(where(m.file(), e) + ": " + path + ": must be sliding or full, got " +
-                     (e.IsScalar() ? "'" + e.Scalar() + "'" : std::string("a collection")));
-          ok = false;
-        } else {
-          listed.push_back(e.Scalar() == "full" ? LayerType::kFull : LayerType::kSliding);
-        }
-      }
+      listed = *read;
       if (ok && count && static_cast<int64_t>(listed.size()) != *count) {
         m.error("types", "must have layers.count (" + std::to_string(*count) + ") entries, got " +
                              std::to_string(listed.size()));
