@@ -30,7 +30,6 @@ struct WhatifArgs {
 };
 
 struct Scenario {
-  std::string label;
   model::ModelSpec model;
   model::Precision precision;
   int ctx;
@@ -75,9 +74,9 @@ void add_whatif_verb(CLI::App& app) {
   sub->add_flag("--json", args->json, "print one JSON document");
   sub->callback([args] {
     // 1. The current choice's scenario (the shipped defaults) and the question's.
-    Scenario cur{"current", model::load_model(args->base_model), model::parse_precision(args->base_precision),
+    Scenario cur{model::load_model(args->base_model), model::parse_precision(args->base_precision),
                  args->base_ctx, {}, {}};
-    Scenario q{"question", args->model.empty() ? cur.model : model::load_model(args->model),
+    Scenario q{args->model.empty() ? cur.model : model::load_model(args->model),
                args->precision.empty() ? cur.precision : model::parse_precision(args->precision),
                args->ctx ? args->ctx : cur.ctx, {}, {}};
     for (const auto& kv : args->set_model) {
