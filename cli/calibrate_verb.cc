@@ -152,6 +152,11 @@ void add_calibrate_verb(CLI::App& app) {
     for (const auto& f : files)
       provenance.push_back(f.rfind(cdir, 0) == 0 ? "configs/" + f.substr(cdir.size()) : f);
     costmodel::FitReport rep = costmodel::calibrate(records, dev, provenance);
+    if (!conn) {  // fitted on files alone: a loader can check them by their bytes
+      std::vector<std::string> bytes;
+      for (const auto& f : files) bytes.push_back(read_text_file(f));
+      rep.calibration.source_hash = costmodel::source_hash(bytes, dev);
+    }
     // 4. Save, unless asked not to.
     std::string out;
     if (!args->no_save) {

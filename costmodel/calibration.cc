@@ -150,17 +150,32 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-std::string data_hash(const std::vector<MeasurementRecord>& records, const DeviceSpec& device) {
-  std::string s = canonical_text(records);
-  s += "device " + device.name + " pad " + std::to_string(device.channel_pad) + " features " +
-       std::to_string(kFeatureVersion) + "\n";
+namespace {
+
+// What of the device enters the fit: its name, channel padding, feature version and every
+// coefficient's definition and prior.
+std::string device_definition_text(const DeviceSpec& device) {
+  std::string s = "device " + device.name + " pad " + std::to_string(device.channel_pad) + " features " +
+                  std::to_string(kFeatureVersion) + "\n";
   for (const CoefficientSpec& k : device.coefficients) {
     s += k.name + " " + to_string(k.term) + " " + num(k.prior) + " " + num(k.rel_sd) + " " + num(k.min_value);
     for (OpClass c : k.classes) s += std::string(" ") + to_string(c);
     for (model::Precision p : k.precisions) s += std::string(" ") + model::to_string(p);
     s += "\n";
   }
-  return hex(fnv1a(s), 16);
+  return s;
+}
+
+}  // namespace
+
+std::string data_hash(const std::vector<MeasurementRecord>& records, const DeviceSpec& device) {
+  return hex(fnv1a(canonical_text(records) + device_definition_text(device)), 16);
+}
+
+std::string source_hash(const std::vector<std::string>& file_bytes, const DeviceSpec& device) {
+  std::string s;
+  for (const std::string& b : file_bytes) s += "file " + std::to_string(b.size()) + "\n" + b;
+  return hex(fnv1a(s + device_definition_text(device)), 16);
 }
 
 Eigen::VectorXd fit_coefficients(const std::vector<MeasurementRecord>& records, const DeviceSpec& device) {
@@ -262,6 +277,7 @@ void save_calibration(const Calibration& c, const FitReport* report, const std::
   if (c.data_files.empty()) o << " []";
   o << "\n";
   for (const auto& f : c.data_files) o << "  - \"" << f << "\"\n";
+  if (!c.source_hash.empty()) o << "source_hash: \"" << c.source_hash << "\"\n";
   o << "interval: {z: " << num(c.z) << ", model_rel_sd: " << num(c.model_rel_sd) << "}\n";
   o << "effective_parameters: " << num(c.effective_parameters) << "\n";
   o << "coefficients:\n";
@@ -298,6 +314,7 @@ Calibration load_calibration(const std::string& path, const DeviceSpec& device) 
   c.date = top.string("date", true).value_or("");
   c.data_hash = top.string("data_hash", true).value_or("");
   c.id = top.string("id", true).value_or("");
+  c.source_hash = top.string("source_hash", false).value_or("");
   YAML::Node files = top.child("data_files", false);
   if (files.IsDefined() && files.IsSequence())
     for (const auto& f : files) c.data_files.push_back(f.Scalar());

@@ -29,6 +29,9 @@ struct Calibration {
   std::string data_hash;  // hash of the measurement records and the device's priors (16 hex)
   std::string id;         // short hash of data_hash and the fitted coefficients (8 hex)
   std::vector<std::string> data_files;
+  // source_hash() of the data files' bytes when it was fitted on files alone (empty when database
+  // records were in the fit): lets a loader see the data is unchanged without parsing it.
+  std::string source_hash;
   std::vector<std::string> names;  // coefficient names, DeviceSpec::coefficients order
   Eigen::VectorXd theta;           // fitted coefficients (us, us/MB, us/MMAC)
   Eigen::MatrixXd covariance;      // posterior covariance of theta (same units, squared)
@@ -73,6 +76,11 @@ FitReport calibrate(const std::vector<MeasurementRecord>& records, const DeviceS
 
 // Hash of the records and of the device spec's coefficient definitions (16 hex digits).
 std::string data_hash(const std::vector<MeasurementRecord>& records, const DeviceSpec& device);
+
+// Hash of the data files' raw bytes, in order, and of the device spec's coefficient definitions
+// (16 hex digits). Equal source hashes imply equal data hashes; a changed comment changes the
+// source hash only (the loader then parses the records and compares data hashes).
+std::string source_hash(const std::vector<std::string>& file_bytes, const DeviceSpec& device);
 
 // The prediction interval's half-width (ms) for a layer whose summed design row is `row` and
 // whose point prediction is `latency_ms`.

@@ -60,21 +60,27 @@ double HtpPredictor::latency_from_row(const std::vector<double>& row) const {
 std::unique_ptr<HtpPredictor> load_default_predictor(std::ostream& log) {
   DeviceSpec device = load_device_named(kDefaultDevice);
   const std::string data_path = config_path(kDefaultMeasurements);
-  std::vector<MeasurementRecord> records = load_measurements(data_path);
-  const std::string hash = data_hash(records, device);
   const std::string cal_path = config_path(kDefaultCalibration);
   Calibration cal;
   bool fresh = false;
   try {
     cal = load_calibration(cal_path, device);
-    if (cal.data_hash == hash) fresh = true;
-    else
-      log << "layoutx: " << cal_path << ": data hash " << cal.data_hash << " does not match the measurements and priors ("
-          << hash << "); refitting in memory (run `layoutx calibrate` to save)\n";
+    // Fast path: the measurement file's bytes and the priors are those the calibration was
+    // fitted on, so the records need not be parsed (nor their graphs built) to know it is fresh.
+    fresh = !cal.source_hash.empty() && cal.source_hash == source_hash({read_text_file(data_path)}, device);
   } catch (const Error& e) {
     log << "layoutx: saved calibration unusable (" << e.what() << "); refitting in memory\n";
   }
-  if (!fresh) cal = calibrate(records, device, {kDefaultMeasurements}).calibration;
+  if (!fresh) {
+    // Slow path: parse and validate the records; the calibration is still fresh when only
+    // formatting or comments changed (equal data hashes).
+    std::vector<MeasurementRecord> records = load_measurements(data_path);
+    const std::string hash = data_hash(records, device);
+    if (!cal.data_hash.empty() && cal.data_hash != hash)
+      log << "layoutx: " << cal_path << ": data hash " << cal.data_hash << " does not match the measurements and priors ("
+          << hash << "); refitting in memory (run `layoutx calibrate` to save)\n";
+    if (cal.data_hash != hash) cal = calibrate(records, device, {kDefaultMeasurements}).calibration;
+  }
   return std::make_unique<HtpPredictor>(std::move(device), std::move(cal), load_rules(config_path(kDefaultRules)));
 }
 

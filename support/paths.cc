@@ -1,6 +1,10 @@
 #include "support/paths.h"
 
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "support/error.h"
 
 namespace layoutx {
 
@@ -10,5 +14,13 @@ std::string config_dir() {
 }
 
 std::string config_path(const std::string& relative) { return config_dir() + "/" + relative; }
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot open file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
 
 }  // namespace layoutx

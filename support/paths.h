@@ -7,4 +7,6 @@ namespace layoutx {
 std::string config_dir();
 // config_dir() + "/" + relative
 std::string config_path(const std::string& relative);
+// The whole file's bytes; throws Error("<path>: cannot open file") if it cannot be read.
+std::string read_text_file(const std::string& path);
 }  // namespace layoutx

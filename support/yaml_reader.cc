@@ -1,7 +1,8 @@
 #include "support/yaml_reader.h"
 
-#include <fstream>
 #include <sstream>
+
+#include "support/paths.h"
 
 namespace layoutx {
 
@@ -24,11 +25,7 @@ YAML::Node load_yaml_text(const std::string& text, const std::string& name) {
 }
 
 YAML::Node load_yaml_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return load_yaml_text(ss.str(), path);
+  return load_yaml_text(read_text_file(path), path);
 }
 
 std::string where(const std::string& file, const YAML::Node& node) {

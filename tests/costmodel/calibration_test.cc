@@ -1,6 +1,10 @@
 // Calibration: synthetic recovery, the shipped calibration against its data, GELU findings.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "costmodel/calibration.h"
@@ -224,6 +228,57 @@ TEST_F(Predicts, TanhGeluSlowerThanErfBecauseTheCalibrationSaysSo) {
   const int it = d.index(OpClass::kGeluTanh, model::Precision::kFp16, Term::kByte);
   EXPECT_EQ(d.coefficients[static_cast<size_t>(ie)].prior, d.coefficients[static_cast<size_t>(it)].prior);
   EXPECT_GT(p_->calibration().theta[it], p_->calibration().theta[ie]);
+}
+
+}  // namespace
+}  // namespace layoutx::costmodel
+
+namespace layoutx::costmodel {
+namespace {
+
+// The default predictor on a copy of the configs whose measurement file `edit` changes; returns
+// what it wrote on its log and the calibration id it predicts with.
+std::pair<std::string, std::string> load_with_edited_measurements(const std::string& name,
+                                                                  const std::function<void(std::string&)>& edit) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) / ("configs-" + name);
+  fs::remove_all(dir);
+  fs::copy(kConfigs, dir, fs::copy_options::recursive);
+  const fs::path data = dir / "calibration/spark-s25-measurements.yaml";
+  std::string text = read_text_file(data.string());
+  edit(text);
+  std::ofstream(data, std::ios::binary) << text;
+  const char* old = std::getenv("LAYOUTX_CONFIGS");
+  const std::string saved = old ? old : "";
+  setenv("LAYOUTX_CONFIGS", dir.c_str(), 1);
+  std::ostringstream log;
+  auto p = load_default_predictor(log);
+  if (old) setenv("LAYOUTX_CONFIGS", saved.c_str(), 1);
+  else unsetenv("LAYOUTX_CONFIGS");
+  return {log.str(), p->calibration_id()};
+}
+
+// The shipped calibration records the bytes it was fitted on, so loading it need not parse the
+// measurements; an edit that keeps the records (a comment) still finds it fresh; an edit of a
+// figure makes the loader refit and say so.
+TEST(Freshness, SourceHashSkipsParsingAndDataHashStillDecides) {
+  const DeviceSpec dev = device();
+  const Calibration saved = load_calibration(kConfigs + "/calibration/galaxy-s25.calibration.yaml", dev);
+  EXPECT_EQ(saved.source_hash,
+            source_hash({read_text_file(kConfigs + "/calibration/spark-s25-measurements.yaml")}, dev))
+      << "run `layoutx calibrate` after changing the measurement file";
+
+  auto [log_comment, id_comment] = load_with_edited_measurements("comment", [](std::string& t) { t += "# a note\n"; });
+  EXPECT_EQ(log_comment, "");
+  EXPECT_EQ(id_comment, saved.id);
+
+  auto [log_figure, id_figure] = load_with_edited_measurements("figure", [](std::string& t) {
+    const std::string from = "precision: fp16}, ms: 1.689}", to = "precision: fp16}, ms: 1.889}";
+    ASSERT_NE(t.find(from), std::string::npos);
+    t.replace(t.find(from), from.size(), to);
+  });
+  EXPECT_NE(log_figure.find("does not match the measurements"), std::string::npos) << log_figure;
+  EXPECT_NE(id_figure, saved.id);
 }
 
 }  // namespace
