@@ -2,8 +2,7 @@
 
 namespace layoutx::costmodel {
 
-Eigen::VectorXd design_row(const DeviceSpec& device, const OpFeatures& f) {
-  Eigen::VectorXd row = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(device.coefficients.size()));
+void add_design_row(const DeviceSpec& device, const OpFeatures& f, Eigen::VectorXd& row) {
   auto put = [&](Term t, double value) {
     int i = device.index(f.op_class, f.precision, t);
     if (i >= 0) row[i] += value;
@@ -11,12 +10,17 @@ Eigen::VectorXd design_row(const DeviceSpec& device, const OpFeatures& f) {
   put(Term::kDispatch, f.count);
   put(Term::kByte, f.bytes / 1e6);
   put(Term::kMac, f.macs / 1e6);
+}
+
+Eigen::VectorXd design_row(const DeviceSpec& device, const OpFeatures& f) {
+  Eigen::VectorXd row = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(device.coefficients.size()));
+  add_design_row(device, f, row);
   return row;
 }
 
 Eigen::VectorXd design_row(const DeviceSpec& device, const std::vector<OpFeatures>& fs) {
   Eigen::VectorXd row = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(device.coefficients.size()));
-  for (const OpFeatures& f : fs) row += design_row(device, f);
+  for (const OpFeatures& f : fs) add_design_row(device, f, row);
   return row;
 }
 

@@ -15,6 +15,8 @@ namespace layoutx::costmodel {
 // The op's features placed in coefficient slots: time_us = row.dot(theta), where theta holds
 // the coefficients in DeviceSpec::coefficients order and units (us, us/MB, us/MMAC).
 Eigen::VectorXd design_row(const DeviceSpec& device, const OpFeatures& f);
+// The same, added into `row` (sized to the coefficients): no allocation, for the hot path.
+void add_design_row(const DeviceSpec& device, const OpFeatures& f, Eigen::VectorXd& row);
 // Sum of the rows of a set of ops.
 Eigen::VectorXd design_row(const DeviceSpec& device, const std::vector<OpFeatures>& fs);
 // The priors as a coefficient vector.

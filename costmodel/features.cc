@@ -4,12 +4,23 @@
 
 namespace layoutx::costmodel {
 
+namespace {
+
+// Elements of `shape` with its last axis rounded up to a multiple of `pad` (no copy of the shape).
+int64_t padded_numel(const model::Shape& shape, int pad) {
+  if (shape.empty()) return 1;
+  int64_t n = 1;
+  for (size_t i = 0; i + 1 < shape.size(); ++i) n *= shape[i];
+  const int64_t last = pad > 1 ? (shape.back() + pad - 1) / pad * pad : shape.back();
+  return n * last;
+}
+
+}  // namespace
+
 int64_t tiled_bytes(const model::Shape& shape, model::DType dtype, int channel_pad, bool is_weight) {
   const bool sixteen_bit_activation = !is_weight && (dtype == model::DType::kF16 || dtype == model::DType::kU16);
   if (!sixteen_bit_activation || shape.empty() || channel_pad <= 1) return model::tensor_bytes(shape, dtype);
-  model::Shape padded = shape;
-  padded.back() = (padded.back() + channel_pad - 1) / channel_pad * channel_pad;
-  return model::tensor_bytes(padded, dtype);
+  return (padded_numel(shape, channel_pad) * model::dtype_bits(dtype) + 7) / 8;
 }
 
 OpFeatures features(const model::LayerGraph& g, const LoweredOp& op, int channel_pad) {
@@ -28,9 +39,7 @@ OpFeatures features(const model::LayerGraph& g, const LoweredOp& op, int channel
     f.bytes += static_cast<double>(out_bytes);
     if (n.kind == model::OpKind::kMatMul) {
       const model::Shape& a = g.op(g.operands(v)[0]).shape;
-      model::Shape padded = n.shape;
-      if (channel_pad > 1) padded.back() = (padded.back() + channel_pad - 1) / channel_pad * channel_pad;
-      f.macs += static_cast<double>(model::numel(padded)) * static_cast<double>(a.back());
+      f.macs += static_cast<double>(padded_numel(n.shape, channel_pad)) * static_cast<double>(a.back());
     }
   }
   return f;

@@ -19,8 +19,11 @@ Prediction HtpPredictor::predict(const model::LayerGraph& graph) const {
   std::vector<OpFeatures> fs = features(graph, ops, device_.channel_pad);
   // 2. Price each op with the calibrated coefficients; the layer is their sum.
   Eigen::VectorXd total_row = Eigen::VectorXd::Zero(calibration_.theta.size());
+  Eigen::VectorXd row(calibration_.theta.size());
+  p.ops.reserve(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
-    Eigen::VectorXd row = design_row(device_, fs[i]);
+    row.setZero();
+    add_design_row(device_, fs[i], row);
     total_row += row;
     p.ops.push_back({ops[i].name, model::to_string(ops[i].kind), to_string(ops[i].op_class), row.dot(calibration_.theta) / 1e3});
     p.latency_ms += p.ops.back().ms;

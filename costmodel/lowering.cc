@@ -52,6 +52,7 @@ bool classify(const model::LayerGraph& g, model::Vertex v, OpClass& c) {
 
 std::vector<LoweredOp> lower(const model::LayerGraph& g) {
   std::vector<LoweredOp> out;
+  out.reserve(g.size());
   for (model::Vertex v : g.topological_order()) {
     OpClass c;
     if (!classify(g, v, c)) continue;

@@ -1,6 +1,6 @@
 #include "explorer/evaluator.h"
 
-#include <sstream>
+#include <cstdio>
 
 #include "model/builder.h"
 #include "support/error.h"
@@ -8,11 +8,15 @@
 namespace layoutx::explorer {
 
 std::string Evaluator::shape_key(const model::LayerSpec& l) {
-  std::ostringstream k;
-  k << model::to_string(l.type) << '/' << l.cache_entries << '/' << l.hidden << '/' << l.intermediate << '/' << l.heads
-    << '/' << l.kv_heads << '/' << l.head_dim << '/' << l.rope.rotary_dims << '/' << l.rope.theta << '/'
-    << model::to_string(l.activation) << '/' << l.head_gate << '/' << l.rms_eps;
-  return k.str();
+  auto n = [](auto x) { return std::to_string(x) + '/'; };
+  auto real = [](double x) {  // exact, so two different values never share a key
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g/", x);
+    return std::string(buf);
+  };
+  return std::string(model::to_string(l.type)) + '/' + n(l.cache_entries) + n(l.hidden) + n(l.intermediate) +
+         n(l.heads) + n(l.kv_heads) + n(l.head_dim) + n(l.rope.rotary_dims) + real(l.rope.theta) +
+         model::to_string(l.activation) + '/' + n(int(l.head_gate)) + real(l.rms_eps);
 }
 
 const Evaluation& Evaluator::evaluate(const model::LayerSpec& layer, const model::Variant& v) {

@@ -1,6 +1,8 @@
 #include "model/builder.h"
 
 #include <cmath>
+#include <initializer_list>
+#include <span>
 
 #include "support/error.h"
 
@@ -13,7 +15,14 @@ int norm_axis(int axis, size_t rank) { return axis < 0 ? axis + static_cast<int>
 
 class Builder {
  public:
+  // A reserve hint: the largest shipped variant (full layer, score-join, explicit softmax,
+  // window returns, w4a16) has 89 ops; a bigger graph only costs a reallocation.
+  static constexpr size_t kMaxOps = 128;
+
   Builder(const LayerSpec& layer, const Variant& variant) : lg_{Graph(), layer, variant} {
+    // Room for every op, so the vertex storage does not move while the graph grows (Boost has
+    // no reserve for vecS vertex storage; m_vertices is its public member).
+    lg_.graph.m_vertices.reserve(kMaxOps);
     act_ = is_quantized(variant.precision) ? DType::kU16 : DType::kF16;
     switch (weight_bits(variant.precision)) {
       case 16: wdt_ = DType::kF16; break;
@@ -24,11 +33,17 @@ class Builder {
 
   LayerGraph take() { return std::move(lg_); }
 
-  Vertex add(OpNode n, std::vector<Vertex> operands) {
-    Vertex v = boost::add_vertex(std::move(n), lg_.graph);
+  // Adds op `n` fed by `operands` in slot order. The node is moved in (Boost's add_vertex
+  // with a property copies it twice) and the operands need no heap vector.
+  Vertex add(OpNode n, std::span<const Vertex> operands) {
+    Vertex v = boost::add_vertex(lg_.graph);
+    lg_.graph[v] = std::move(n);
     for (size_t i = 0; i < operands.size(); ++i)
       boost::add_edge(operands[i], v, Operand{static_cast<int>(i)}, lg_.graph);
     return v;
+  }
+  Vertex add(OpNode n, std::initializer_list<Vertex> operands) {
+    return add(std::move(n), std::span<const Vertex>(operands.begin(), operands.size()));
   }
   const Shape& shape(Vertex v) const { return lg_.graph[v].shape; }
 
@@ -90,10 +105,11 @@ class Builder {
     out.push_back(sb.back());
     return add({.name = name, .kind = OpKind::kMatMul, .shape = out, .dtype = act_}, {a, b});
   }
-  Vertex concat(const std::string& name, std::vector<Vertex> xs, int axis) {
-    Shape out = shape(xs[0]);
+  Vertex concat(const std::string& name, std::initializer_list<Vertex> xs, int axis) {
+    const Vertex* x = xs.begin();
+    Shape out = shape(x[0]);
     int ax = norm_axis(axis, out.size());
-    for (size_t i = 1; i < xs.size(); ++i) out[ax] += shape(xs[i])[ax];
+    for (size_t i = 1; i < xs.size(); ++i) out[ax] += shape(x[i])[ax];
     return add({.name = name, .kind = OpKind::kConcat, .shape = out, .dtype = act_, .axis = axis}, xs);
   }
   Vertex slice(const std::string& name, Vertex x, int axis, int64_t start, int64_t end) {

@@ -93,11 +93,11 @@ std::string to_string(const Shape& s) {
   return r + "]";
 }
 
-std::vector<Vertex> LayerGraph::operands(Vertex v) const {
+Operands LayerGraph::operands(Vertex v) const {
   // Operand slots are 0..in_degree-1 (the builder numbers them so): place each source in its
   // slot directly; fall back to sorting if a graph was edited into another numbering.
   const size_t n = boost::in_degree(v, graph);
-  std::vector<Vertex> r(n, Graph::null_vertex());
+  Operands r(n, Graph::null_vertex());
   bool dense = true;
   for (auto [it, end] = boost::in_edges(v, graph); it != end; ++it) {
     const int i = graph[*it].index;

@@ -2,6 +2,7 @@
 // shapes and dtypes). Analyses (bytes, MACs, costs, legality) live in side tables keyed by
 // vertex id, never on the nodes (style.md).
 #pragma once
+#include <boost/container/small_vector.hpp>
 #include <boost/graph/adjacency_list.hpp>
 
 #include <cstdint>
@@ -103,8 +104,14 @@ struct Operand {
   int index = 0;
 };
 
-using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, OpNode, Operand>;
+// Edges live in a vector (EdgeListS = vecS): a graph is built once and never edited, and a list
+// would allocate per edge.
+using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, OpNode, Operand, boost::no_property,
+                                    boost::vecS>;
 using Vertex = Graph::vertex_descriptor;
+// An op's operands in slot order, inline up to 4 (the builder's ops take at most 2), so asking
+// for them does not allocate.
+using Operands = boost::container::small_vector<Vertex, 4>;
 
 // A built layer: the graph and what it was built from.
 struct LayerGraph {
@@ -115,7 +122,7 @@ struct LayerGraph {
   const OpNode& op(Vertex v) const { return graph[v]; }
   size_t size() const { return boost::num_vertices(graph); }
   // Operands of v in slot order.
-  std::vector<Vertex> operands(Vertex v) const;
+  Operands operands(Vertex v) const;
   // Users of v (ops that take it as an operand).
   std::vector<Vertex> users(Vertex v) const;
   // Vertices in an order where every op comes after its operands. Vertex ids are assigned in

@@ -106,7 +106,8 @@ Executor<T>::Executor(const LayerGraph& graph, const LayerWeights& weights, Exec
   ptr_.assign(n, nullptr);
   ErrorList errors;
   for (Vertex v : order_) {
-    operands_[v] = graph_.operands(v);
+    const Operands ops = graph_.operands(v);
+    operands_[v].assign(ops.begin(), ops.end());
     const OpNode& node = graph_.op(v);
     if (node.kind == OpKind::kWeight) {
       auto it = weights.find(node.role);
