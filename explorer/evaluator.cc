@@ -25,21 +25,18 @@ const Evaluation& Evaluator::evaluate(const model::LayerSpec& layer, const model
   if (it != cache_.end()) return it->second;
   Evaluation e;
   e.variant = v;
-  std::optional<model::LayerGraph> g;
   try {
-    g = model::build_layer_graph(layer, v);
+    const model::LayerGraph g = model::build_layer_graph(layer, v);  // built in place, never copied
     ++graphs_built_;
-  } catch (const Error& err) {
-    e.status = EvalStatus::kCannotBuild;
-    e.error = err.what();
-  }
-  if (g) {
     try {
-      e.prediction = predictor_.predict(*g);
+      e.prediction = predictor_.predict(g);
     } catch (const Error& err) {
       e.status = EvalStatus::kFailed;
       e.error = err.what();
     }
+  } catch (const Error& err) {
+    e.status = EvalStatus::kCannotBuild;
+    e.error = err.what();
   }
   return cache_.emplace(key, std::move(e)).first->second;
 }

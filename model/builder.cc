@@ -19,7 +19,10 @@ class Builder {
   // window returns, w4a16) has 89 ops; a bigger graph only costs a reallocation.
   static constexpr size_t kMaxOps = 128;
 
-  Builder(const LayerSpec& layer, const Variant& variant) : lg_{Graph(), layer, variant} {
+  // Builds into `lg` in place: LayerGraph has no cheap move (Boost's adjacency_list has no move
+  // constructor; moving one copies every vertex and edge).
+  explicit Builder(LayerGraph& lg) : lg_(lg) {
+    const Variant& variant = lg.variant;
     // Room for every op, so the vertex storage does not move while the graph grows (Boost has
     // no reserve for vecS vertex storage; m_vertices is its public member).
     lg_.graph.m_vertices.reserve(kMaxOps);
@@ -30,8 +33,6 @@ class Builder {
       default: wdt_ = DType::kI4; break;
     }
   }
-
-  LayerGraph take() { return std::move(lg_); }
 
   // Adds op `n` fed by `operands` in slot order. The node is moved in (Boost's add_vertex
   // with a property copies it twice) and the operands need no heap vector.
@@ -162,7 +163,7 @@ class Builder {
   void build();
 
  private:
-  LayerGraph lg_;
+  LayerGraph& lg_;
   DType act_;
   DType wdt_;
 };
@@ -283,9 +284,9 @@ LayerGraph build_layer_graph(const LayerSpec& layer, const Variant& variant) {
   if (layer.hidden <= 0 || layer.intermediate <= 0 || layer.head_dim <= 0)
     e.add("layer: hidden, intermediate and head_dim must be positive");
   e.throw_if_any();
-  Builder b(layer, variant);
-  b.build();
-  return b.take();
+  LayerGraph lg{Graph(), layer, variant};
+  Builder(lg).build();
+  return lg;  // named return value: not copied
 }
 
 }  // namespace layoutx::model
