@@ -51,11 +51,16 @@ void FidelityOptions::add_to(CLI::App& app) {
                  "fidelity floor: at most this many dB below the incumbent's SNR")->capture_default_str();
   app.add_option("--min-snr-db", min_snr_db, "fidelity floor: an absolute SNR in dB instead");
   app.add_option("--fidelity-steps", steps, "decode steps the fidelity check runs")->capture_default_str();
+  app.add_option("--min-gain-pct", min_gain_pct,
+                 "candidates within this % of the fastest tie with it (a change must earn its place)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 100.0));
 }
 
 explorer::SelectionPolicy FidelityOptions::policy() const {
   explorer::SelectionPolicy p;
   p.fidelity_slack_db = slack_db;
+  p.min_gain_fraction = min_gain_pct / 100.0;
   if (min_snr_db > 0) p.min_snr_db = min_snr_db;
   return p;
 }

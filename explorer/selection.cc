@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "explorer/design_space.h"
 #include "support/error.h"
@@ -21,9 +22,13 @@ double z_of(double level) {
   return 0.5 * (lo + hi);
 }
 
-// Two candidates tie when their latencies differ by less than the difference's interval.
-bool ties(const costmodel::Predictor& pr, const costmodel::Prediction& a, const costmodel::Prediction& b) {
-  return std::abs(a.latency_ms - b.latency_ms) <= pr.difference_half_width_ms(a, b);
+// Two candidates tie when their latencies differ by less than the difference's interval, or by
+// less than the policy's minimum gain (a fraction of the faster one).
+bool ties(const costmodel::Predictor& pr, const SelectionPolicy& policy, const costmodel::Prediction& a,
+          const costmodel::Prediction& b) {
+  const double gap = std::abs(a.latency_ms - b.latency_ms);
+  return gap <= pr.difference_half_width_ms(a, b) ||
+         gap <= policy.min_gain_fraction * std::min(a.latency_ms, b.latency_ms);
 }
 
 }  // namespace
@@ -108,11 +113,11 @@ Choice select_layer(Evaluator& ev, const model::LayerSpec& layer, model::Precisi
   }
 
   // 4. The tie set: candidates whose latency differs from the fastest one's by less than the
-  // difference's interval. Among them, the fewest axis changes from the incumbent wins; then
+  // difference's interval or the minimum gain. Among them, the fewest axis changes from the incumbent wins; then
   // the faster.
   std::vector<Candidate*> tied;
   for (auto* k : pool)
-    if (k->eligible && ties(ev.predictor(), k->eval.prediction, fastest->eval.prediction) && passes(*k))
+    if (k->eligible && ties(ev.predictor(), policy, k->eval.prediction, fastest->eval.prediction) && passes(*k))
       tied.push_back(k);
   const Candidate* chosen = *std::min_element(tied.begin(), tied.end(), [](const Candidate* a, const Candidate* b) {
     if (a->axis_changes != b->axis_changes) return a->axis_changes < b->axis_changes;
@@ -126,7 +131,7 @@ Choice select_layer(Evaluator& ev, const model::LayerSpec& layer, model::Precisi
     }
   if (c.runner_up) {
     c.margin_ms = c.runner_up->eval.prediction.latency_ms - c.chosen.eval.prediction.latency_ms;
-    c.tie = ties(ev.predictor(), c.runner_up->eval.prediction, c.chosen.eval.prediction);
+    c.tie = ties(ev.predictor(), policy, c.runner_up->eval.prediction, c.chosen.eval.prediction);
     c.runner_up->p_faster_than_chosen = probability_faster(ev.predictor(), c.runner_up->eval.prediction, c.chosen.eval.prediction);
   }
   for (const auto* k : tied) {
@@ -138,9 +143,14 @@ Choice select_layer(Evaluator& ev, const model::LayerSpec& layer, model::Precisi
     if (k.eval.status == EvalStatus::kOk) k.p_faster_than_chosen = probability_faster(ev.predictor(), k.eval.prediction, c.chosen.eval.prediction);
 
   // 5. Say why.
-  if (chosen == fastest && tied.size() == 1) c.why = "fastest, and faster than every other beyond the uncertainty of the difference";
-  else if (chosen == fastest) c.why = "fastest; " + std::to_string(tied.size() - 1) + " others tie within the uncertainty of the difference, and none changes fewer axes";
-  else c.why = "ties with the fastest within the uncertainty of the difference and changes fewer axes from the incumbent (" +
+  char gain[48];
+  std::snprintf(gain, sizeof gain, "the %.3g%% minimum gain", 100.0 * policy.min_gain_fraction);
+  const std::string within = "within the uncertainty of the difference" +
+                             (policy.min_gain_fraction > 0 ? " or " + std::string(gain) : std::string());
+  if (chosen == fastest && tied.size() == 1) c.why = "fastest, and faster than every other beyond the uncertainty of the difference" +
+                                                     (policy.min_gain_fraction > 0 ? " and " + std::string(gain) : std::string());
+  else if (chosen == fastest) c.why = "fastest; " + std::to_string(tied.size() - 1) + " others tie " + within + ", and none changes fewer axes";
+  else c.why = "ties with the fastest " + within + " and changes fewer axes from the incumbent (" +
                std::to_string(chosen->axis_changes) + " vs " + std::to_string(fastest->axis_changes) + ")";
   if (!known) c.why += "; no candidate is known to convert: chosen among the untried";
   return c;

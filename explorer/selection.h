@@ -17,6 +17,12 @@ struct SelectionPolicy {
   double fidelity_slack_db = 1.0;
   // An absolute floor instead (dB), when set.
   std::optional<double> min_snr_db;
+  // A change must earn its place: a candidate within this fraction of the fastest's latency
+  // ties with it even where the model is sure of the sign. The layer-level uncertainty says
+  // little about a few microseconds between two small ops (device-findings.md: MatMul is the
+  // cheaper op on HTP, while the calibrated model prices a [2,4,1] MatMul above a Mul +
+  // ReduceSum by 3 us in a 1.5 ms layer). 0 turns it off.
+  double min_gain_fraction = 0.01;
   // Axes fixed by the question (axis -> value, e.g. {"returns", "window"}): only variants with
   // these values are candidates (whatif --set sliding.returns=window).
   std::map<std::string, std::string> fixed_axes;
@@ -37,7 +43,8 @@ struct Choice {
   std::optional<Candidate> runner_up;  // the fastest eligible candidate other than the chosen
   double margin_ms = 0.0;              // runner_up latency - chosen latency
   bool tie = false;                    // runner-up and chosen differ by less than the difference's interval
-  std::vector<Candidate> tied;         // candidates within the difference interval of the fastest
+                                       // (or than the policy's minimum gain)
+  std::vector<Candidate> tied;         // candidates tied with the fastest
   std::vector<Candidate> candidates;   // all, fastest first; excluded ones carry their reason
   std::string why;                     // one line: why this one
 };

@@ -211,3 +211,42 @@ TEST(Golden, AllRollCompositionOnTheCalibrationData) {
 
 }  // namespace
 }  // namespace layoutx::explorer
+
+namespace layoutx::explorer {
+namespace {
+
+// A change must earn its place: with no model uncertainty at all, a candidate within the minimum
+// gain of the fastest still ties with it, and the one with the fewest axis changes wins; with
+// the minimum gain off, the strictly fastest wins.
+TEST(MinimumGain, SmallGainsDoNotEarnAChange) {
+  testing::FakePredictor predictor;
+  predictor.rel_halfwidth = 0.0;  // the difference interval is zero: only the minimum gain can tie
+  Evaluator ev{predictor};
+  const auto spark = model::load_model("spark-x2.5-1.7b");
+  const auto layer = spark.layer(LayerType::kSliding, 4096);
+  SelectionPolicy strict;
+  strict.min_gain_fraction = 0.0;
+  const Choice fastest = select_layer(ev, layer, Precision::kFp16, strict);
+  for (const auto& k : fastest.candidates) {
+    if (k.eligible) {
+      EXPECT_GE(k.eval.prediction.latency_ms, fastest.chosen.eval.prediction.latency_ms);
+    }
+  }
+
+  SelectionPolicy lenient;
+  lenient.min_gain_fraction = 0.05;
+  const Choice c = select_layer(ev, layer, Precision::kFp16, lenient);
+  const double best = fastest.chosen.eval.prediction.latency_ms;
+  EXPECT_LE(c.chosen.eval.prediction.latency_ms, best * 1.05 + 1e-12);
+  // Nothing within 5% of the fastest changes fewer axes than the chosen one.
+  for (const auto& k : c.candidates) {
+    if (k.eligible && k.eval.prediction.latency_ms <= best * 1.05) {
+      EXPECT_GE(k.axis_changes, c.chosen.axis_changes);
+    }
+  }
+  // The fake prices ops and bytes: some candidate within 5% changes fewer axes than the fastest.
+  EXPECT_LT(c.chosen.axis_changes, fastest.chosen.axis_changes);
+}
+
+}  // namespace
+}  // namespace layoutx::explorer
