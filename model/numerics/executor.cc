@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/numerics/buffer_pool.h"
 #include "model/numerics/float16.h"
 #include "model/numerics/quantize.h"
 #include "support/error.h"
@@ -98,20 +99,57 @@ T gelu(T x, GeluForm form) {
 
 template <typename T>
 Executor<T>::Executor(const LayerGraph& graph, const LayerWeights& weights, ExecOptions options)
-    : graph_(graph), options_(options) {
+    : graph_(graph),
+      options_(options),
+      owned_weights_(std::make_unique<PreparedWeights<T>>(weights, options.simulate_precision)),
+      weights_(owned_weights_.get()) {
+  init();
+}
+
+template <typename T>
+Executor<T>::Executor(const LayerGraph& graph, PreparedWeights<T>& weights, ExecOptions options)
+    : graph_(graph), options_(options), weights_(&weights) {
+  init();
+}
+
+template <typename T>
+Executor<T>::~Executor() {
+  for (Tensor<T>& t : own_) BufferPool<T>::give(std::move(t.data));
+}
+
+template <typename T>
+void Executor<T>::size_for_overwrite(Tensor<T>& t, size_t n) {
+  if (t.data.size() == n) return;
+  BufferPool<T>::give(std::move(t.data));
+  t.data = BufferPool<T>::take(n);
+}
+
+template <typename T>
+void Executor<T>::init() {
+  auto simulated = [](bool on) { return on ? "with the precision simulated" : "without precision simulation"; };
+  if (weights_->simulate_precision() != options_.simulate_precision)
+    throw Error(std::string("executor: weights prepared ") + simulated(weights_->simulate_precision()) +
+                " for an executor running " + simulated(options_.simulate_precision));
+  const LayerWeights& source = weights_->source();
   order_ = graph_.topological_order();
   const size_t n = graph_.size();
   operands_.resize(n);
   own_.resize(n);
   ptr_.assign(n, nullptr);
+  users_.assign(n, 0);
+  half_exact_.assign(n, false);
   ErrorList errors;
   for (Vertex v : order_) {
     const Operands ops = graph_.operands(v);
     operands_[v].assign(ops.begin(), ops.end());
+    for (Vertex u : ops) ++users_[u];
     const OpNode& node = graph_.op(v);
+    const bool moves_data = node.kind == OpKind::kSlice || node.kind == OpKind::kReshape;
+    half_exact_[v] = moves_data ? !ops.empty() && half_exact_[ops[0]] : node.dtype == DType::kF16;
+    if (node.kind == OpKind::kOutput) outputs_.emplace_back(node.role, v);
     if (node.kind == OpKind::kWeight) {
-      auto it = weights.find(node.role);
-      if (it == weights.end()) {
+      auto it = source.find(node.role);
+      if (it == source.end()) {
         errors.add(std::string("executor: weight ") + role_name(node.role) + " is missing");
         continue;
       }
@@ -120,23 +158,7 @@ Executor<T>::Executor(const LayerGraph& graph, const LayerWeights& weights, Exec
                    to_string(it->second.shape) + ", the graph needs " + to_string(node.shape));
         continue;
       }
-      if (!options_.simulate_precision) {
-        own_[v] = it->second.template cast<T>();
-      } else {
-        Tensor<double> w = it->second;
-        switch (node.dtype) {
-          case DType::kI8: w = quantize_weight_per_channel(w, 8); break;
-          case DType::kI4: w = quantize_weight_per_channel(w, 4); break;
-          case DType::kF16:
-            for (auto& x : w.data) x = round_to_half(x);
-            break;
-          case DType::kU16: quantize_u16_in_place(w.data); break;
-          case DType::kF32:
-          case DType::kI32: break;
-        }
-        own_[v] = w.template cast<T>();
-      }
-      ptr_[v] = &own_[v];
+      ptr_[v] = &weights_->get(node.role, node.dtype);  // shared, prepared once
     } else if (node.kind == OpKind::kConstant) {
       own_[v] = Tensor<T>(node.shape, static_cast<T>(node.scalar));
       simulate_dtype(v, own_[v]);
@@ -147,44 +169,112 @@ Executor<T>::Executor(const LayerGraph& graph, const LayerWeights& weights, Exec
 }
 
 template <typename T>
-void Executor<T>::simulate_dtype(Vertex v, Tensor<T>& t) const {
-  if (!options_.simulate_precision) return;
-  switch (graph_.op(v).dtype) {
-    case DType::kF16:
-      for (auto& x : t.data) x = static_cast<T>(round_to_half(double(x)));
-      break;
-    case DType::kU16: quantize_u16_in_place(t.data); break;
-    case DType::kF32:
-    case DType::kI8:
-    case DType::kI4:
-    case DType::kI32: break;
+bool Executor<T>::changes_values(Vertex v) const {
+  if (!options_.simulate_precision) return false;
+  const DType d = graph_.op(v).dtype;
+  return d == DType::kF16 || d == DType::kU16;
+}
+
+template <typename T>
+void Executor<T>::simulate_dtype(Vertex v, const T* src, T* dst, size_t n) const {
+  if (!changes_values(v)) {
+    if (src != dst) std::copy_n(src, n, dst);
+  } else if (graph_.op(v).dtype == DType::kF16) {
+    round_to_half(src, dst, n);
+  } else {
+    quantize_u16(src, dst, n);
   }
 }
 
 template <typename T>
-RoleTensors<T> Executor<T>::run(const RoleTensors<T>& inputs) {
+void Executor<T>::step(const RoleTensors<T>& inputs, std::initializer_list<Role> in_dtype) {
   for (Vertex v : order_) {
     const OpNode& node = graph_.op(v);
     if (node.kind == OpKind::kWeight || node.kind == OpKind::kConstant) continue;  // prepared once
     if (node.kind == OpKind::kInput) {
-      auto it = inputs.find(node.role);
-      if (it == inputs.end()) throw Error(std::string("executor: input ") + role_name(node.role) + " is not bound");
-      if (it->second.shape != node.shape)
-        throw Error(std::string("executor: input ") + role_name(node.role) + " has shape " +
-                    to_string(it->second.shape) + ", the graph needs " + to_string(node.shape));
-      own_[v] = it->second;
-      simulate_dtype(v, own_[v]);
-    } else {
-      eval(v);
-      if (own_[v].shape != node.shape)
-        throw Error("executor: op '" + node.name + "' computed shape " + to_string(own_[v].shape) +
-                    ", the graph says " + to_string(node.shape));
+      bind_input(v, inputs, std::find(in_dtype.begin(), in_dtype.end(), node.role) != in_dtype.end());
+      continue;
     }
+    eval(v);
+    if (own_[v].shape != node.shape)
+      throw Error("executor: op '" + node.name + "' computed shape " + to_string(own_[v].shape) +
+                  ", the graph says " + to_string(node.shape));
     ptr_[v] = &own_[v];
   }
+}
+
+template <typename T>
+void Executor<T>::bind_input(Vertex v, const RoleTensors<T>& inputs, bool in_dtype) {
+  const OpNode& node = graph_.op(v);
+  auto it = inputs.find(node.role);
+  if (it == inputs.end()) throw Error(std::string("executor: input ") + role_name(node.role) + " is not bound");
+  const Tensor<T>& in = it->second;
+  if (in.shape != node.shape)
+    throw Error(std::string("executor: input ") + role_name(node.role) + " has shape " + to_string(in.shape) +
+                ", the graph needs " + to_string(node.shape));
+  // Read in place when the dtype leaves the values as they are: the caller says so, or they
+  // are float16 values already (rounding is idempotent).
+  if (in_dtype || !changes_values(v) ||
+      (node.dtype == DType::kF16 && is_half_exact(in.data.data(), in.data.size()))) {
+    ptr_[v] = &in;
+    return;
+  }
+  Tensor<T>& own = own_[v];
+  own.shape = in.shape;
+  size_for_overwrite(own, in.data.size());
+  simulate_dtype(v, in.data.data(), own.data.data(), in.data.size());
+  ptr_[v] = &own;
+}
+
+template <typename T>
+RoleTensors<T> Executor<T>::run(const RoleTensors<T>& inputs) {
+  step(inputs);
+  return outputs();
+}
+
+template <typename T>
+RoleTensors<T> Executor<T>::outputs() const {
   RoleTensors<T> out;
-  for (Vertex v : graph_.of_kind(OpKind::kOutput)) out[graph_.op(v).role] = own_[v];
+  for (const auto& [role, v] : outputs_) out[role] = own_[v];
   return out;
+}
+
+template <typename T>
+Tensor<T>& Executor<T>::output(Role role) {
+  for (const auto& [r, v] : outputs_)
+    if (r == role) return own_[v];
+  throw Error(std::string("executor: the graph has no output ") + role_name(role));
+}
+
+// Convert, Output and Reshape: the operand's values, in v's dtype (Convert, Output) or shape
+// (Reshape; data movement keeps its operand's values). When v is the operand's only reader and
+// the operand's value lives in own_ for this step only (not a bound input, weight or constant),
+// v takes its buffer instead of copying (the operand gets v's old buffer, which its next
+// evaluation overwrites). An f16 value converted to f16 again is
+// not rounded again (rounding is idempotent).
+template <typename T>
+void Executor<T>::pass_through(Vertex v) {
+  const OpNode& n = graph_.op(v);
+  if (operands_[v].size() != 1)
+    throw Error("executor: op '" + n.name + "' has " + std::to_string(operands_[v].size()) + " operands, " +
+                to_string(n.kind) + " takes 1");
+  const Vertex u = operands_[v][0];
+  const Tensor<T>& a = value(u);
+  const bool reshape = n.kind == OpKind::kReshape;
+  if (reshape && numel(n.shape) != a.size())
+    throw Error("executor: op '" + n.name + "': cannot reshape " + to_string(a.shape) + " to " + to_string(n.shape));
+  const bool simulate = !reshape && changes_values(v) && !(n.dtype == DType::kF16 && half_exact_[u]);
+  Tensor<T>& out = own_[v];
+  out.shape = reshape ? n.shape : a.shape;
+  const bool per_step = graph_.op(u).kind != OpKind::kConstant;  // a constant's own_ persists
+  if (users_[u] == 1 && per_step && ptr_[u] == &own_[u]) {
+    std::swap(out.data, own_[u].data);
+    if (simulate) simulate_dtype(v, out);
+  } else {
+    size_for_overwrite(out, a.data.size());
+    if (simulate) simulate_dtype(v, a.data.data(), out.data.data(), a.data.size());
+    else std::copy(a.data.begin(), a.data.end(), out.data.begin());
+  }
 }
 
 template <typename T>
@@ -201,7 +291,7 @@ void Executor<T>::eval(Vertex v) {
     arity(1);
     const Tensor<T>& a = value(ops[0]);
     out.shape = a.shape;
-    out.data.resize(a.data.size());
+    size_for_overwrite(out, a.data.size());
     for (size_t i = 0; i < a.data.size(); ++i) out.data[i] = f(a.data[i]);
   };
   auto binary = [&](auto f) {
@@ -209,7 +299,7 @@ void Executor<T>::eval(Vertex v) {
     const Tensor<T>& a = value(ops[0]);
     const Tensor<T>& b = value(ops[1]);
     out.shape = broadcast_shape(a.shape, b.shape, n.name);
-    out.data.resize(static_cast<size_t>(numel(out.shape)));
+    size_for_overwrite(out, static_cast<size_t>(numel(out.shape)));
     if (a.shape == b.shape) {
       for (size_t i = 0; i < out.data.size(); ++i) out.data[i] = f(a.data[i], b.data[i]);
       return;
@@ -228,7 +318,7 @@ void Executor<T>::eval(Vertex v) {
     const AxisSplit s = split_at(a.shape, ax);
     out.shape = a.shape;
     out.shape[ax] = 1;
-    out.data.resize(static_cast<size_t>(s.outer * s.inner));
+    size_for_overwrite(out, static_cast<size_t>(s.outer * s.inner));
     for (int64_t o = 0; o < s.outer; ++o)
       for (int64_t i = 0; i < s.inner; ++i) out[o * s.inner + i] = f(a.data.data() + o * s.len * s.inner + i, s.len, s.inner);
   };
@@ -239,24 +329,10 @@ void Executor<T>::eval(Vertex v) {
     case OpKind::kConstant:
       throw Error("executor: op '" + n.name + "': " + to_string(n.kind) + " has no computation");
     case OpKind::kOutput:
-      arity(1);
-      out = value(ops[0]);
-      simulate_dtype(v, out);
-      return;
     case OpKind::kConvert:
-      arity(1);
-      out = value(ops[0]);
-      simulate_dtype(v, out);
+    case OpKind::kReshape:
+      pass_through(v);
       return;
-    case OpKind::kReshape: {
-      arity(1);
-      const Tensor<T>& a = value(ops[0]);
-      if (numel(n.shape) != a.size())
-        throw Error("executor: op '" + n.name + "': cannot reshape " + to_string(a.shape) + " to " + to_string(n.shape));
-      out.shape = n.shape;
-      out.data = a.data;
-      return;  // a view: values unchanged
-    }
     case OpKind::kSlice: {
       arity(1);
       const Tensor<T>& a = value(ops[0]);
@@ -268,7 +344,7 @@ void Executor<T>::eval(Vertex v) {
       const int64_t len = n.end - n.start;
       out.shape = a.shape;
       out.shape[ax] = len;
-      out.data.resize(static_cast<size_t>(s.outer * len * s.inner));
+      size_for_overwrite(out, static_cast<size_t>(s.outer * len * s.inner));
       for (int64_t o = 0; o < s.outer; ++o)
         std::copy_n(a.data.begin() + (o * s.len + n.start) * s.inner, len * s.inner,
                     out.data.begin() + o * len * s.inner);
@@ -289,7 +365,7 @@ void Executor<T>::eval(Vertex v) {
         out.shape[ax] += s[ax];
       }
       const AxisSplit so = split_at(out.shape, ax);
-      out.data.resize(static_cast<size_t>(numel(out.shape)));
+      size_for_overwrite(out, static_cast<size_t>(numel(out.shape)));
       int64_t at = 0;  // offset along the axis
       for (Vertex u : ops) {
         const Tensor<T>& a = value(u);
@@ -310,7 +386,7 @@ void Executor<T>::eval(Vertex v) {
         throw Error("executor: op '" + n.name + "': norm weight " + to_string(w.shape) + " does not match " +
                     to_string(x.shape));
       out.shape = x.shape;
-      out.data.resize(x.data.size());
+      size_for_overwrite(out, x.data.size());
       for (int64_t r = 0; r < x.size() / d; ++r) {
         const T* px = x.data.data() + r * d;
         T ss = 0;
@@ -332,7 +408,7 @@ void Executor<T>::eval(Vertex v) {
       out.shape = batch;
       out.shape.push_back(M);
       out.shape.push_back(N);
-      out.data.resize(static_cast<size_t>(numel(out.shape)));
+      size_for_overwrite(out, static_cast<size_t>(numel(out.shape)));
       using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
       auto sa = broadcast_strides(ba, batch), sb = broadcast_strides(bb, batch);
       const T* pa = a.data.data();
@@ -374,7 +450,7 @@ void Executor<T>::eval(Vertex v) {
       const int ax = norm_axis(n, a.shape.size());
       const AxisSplit s = split_at(a.shape, ax);
       out.shape = a.shape;
-      out.data.resize(a.data.size());
+      size_for_overwrite(out, a.data.size());
       for (int64_t o = 0; o < s.outer; ++o)
         for (int64_t i = 0; i < s.inner; ++i) {
           const int64_t base = o * s.len * s.inner + i;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <list>
 #include <numeric>
 #include <memory>
 #include <mutex>
@@ -10,6 +11,7 @@
 #include <sstream>
 
 #include "model/builder.h"
+#include "model/numerics/prepared_weights.h"
 #include "model/numerics/reference.h"
 #include "support/error.h"
 
@@ -95,13 +97,29 @@ Sequence run_variant(const LayerSpec& layer, const Variant& variant, const Layer
 
 namespace {
 
-// The seeded weights, inputs and reference outputs of the last (layer, steps, seed) asked for:
-// the explorer asks for many variants of one layer in a row, and these do not depend on the
-// variant. Shared under a mutex, so concurrent callers are safe.
+// What fidelity_snr_db reuses across calls, in memory: the explorer asks for many variants of
+// one layer, and of layers that differ only in attention type or context, in a row.
+// - WeightSet: the seeded weights of one set of weight shapes (they depend on nothing else of
+//   the layer: sliding and full layers of a model, at every context, share them) and their
+//   float32 preparation with the precision simulated (quantized once per dtype, not per variant).
+// - ReferenceRun: the inputs and float64 reference outputs of one (layer, steps, seed).
+struct WeightSet {
+  explicit WeightSet(LayerWeights w) : weights(std::move(w)), prepared(weights, true) {}
+  const LayerWeights weights;
+  mutable PreparedWeights<float> prepared;  // refers to `weights`; thread-safe
+};
+
 struct ReferenceRun {
-  LayerWeights weights;
+  std::shared_ptr<const WeightSet> weights;
   Sequence in, ref;
 };
+
+std::string weights_key(const LayerSpec& L, uint64_t seed) {
+  std::ostringstream os;
+  for (const auto& [role, shape] : weight_shapes(L)) os << role_name(role) << model::to_string(shape) << ' ';
+  os << seed;
+  return os.str();
+}
 
 std::string layer_key(const LayerSpec& L, int steps, uint64_t seed) {
   std::ostringstream os;
@@ -113,27 +131,52 @@ std::string layer_key(const LayerSpec& L, int steps, uint64_t seed) {
   return os.str();
 }
 
+// The few most recently used values by key (a proxy layer's weight set is ~16 MB, plus ~8 MB
+// per precision prepared, so only a few are kept).
+template <typename V>
+class Recent {
+ public:
+  explicit Recent(size_t capacity) : capacity_(capacity) {}
+  template <typename Make>
+  std::shared_ptr<const V> get(const std::string& key, Make make) {
+    for (auto it = items_.begin(); it != items_.end(); ++it)
+      if (it->first == key) {
+        items_.splice(items_.begin(), items_, it);  // most recent first
+        return items_.front().second;
+      }
+    items_.emplace_front(key, make());
+    if (items_.size() > capacity_) items_.pop_back();
+    return items_.front().second;
+  }
+
+ private:
+  size_t capacity_;
+  std::list<std::pair<std::string, std::shared_ptr<const V>>> items_;
+};
+
 std::shared_ptr<const ReferenceRun> reference_run(const LayerSpec& layer, int steps, uint64_t seed) {
-  static std::mutex mu;
-  static std::string key;
-  static std::shared_ptr<const ReferenceRun> last;
-  const std::string k = layer_key(layer, steps, seed);
+  static std::mutex mu;  // callers may be concurrent; the values are immutable once made
+  static Recent<WeightSet> weight_sets(2);
+  static Recent<ReferenceRun> runs(8);
   std::lock_guard<std::mutex> lock(mu);
-  if (last && key == k) return last;
-  auto run = std::make_shared<ReferenceRun>();
-  run->weights = seeded_weights(layer, seed);
-  run->in = token_inputs(layer.hidden, steps, seed);
-  run->ref = run_reference(layer, run->weights, run->in);
-  key = k;
-  last = run;
-  return last;
+  return runs.get(layer_key(layer, steps, seed), [&] {
+    auto run = std::make_shared<ReferenceRun>();
+    run->weights = weight_sets.get(weights_key(layer, seed),
+                                   [&] { return std::make_shared<const WeightSet>(seeded_weights(layer, seed)); });
+    run->in = token_inputs(layer.hidden, steps, seed);
+    run->ref = run_reference(layer, run->weights->weights, run->in);
+    return run;
+  });
 }
 
 }  // namespace
 
 Fidelity variant_fidelity(const LayerSpec& layer, const Variant& variant, int steps, uint64_t seed) {
   const auto r = reference_run(layer, steps, seed);
-  return compare(r->ref, run_variant(layer, variant, r->weights, r->in, Arithmetic::kFloat32, true), r->in);
+  const LayerGraph g = build_layer_graph(layer, variant);
+  SimOptions opt;
+  opt.simulate_precision = true;
+  return compare(r->ref, simulate<float>(g, r->weights->prepared, r->in, opt), r->in);
 }
 
 double fidelity_snr_db(const LayerSpec& layer, const Variant& variant, int steps, uint64_t seed) {

@@ -38,8 +38,9 @@ Sequence run_variant(const LayerSpec& layer, const Variant& variant, const Layer
 
 // The explorer's figure: SNR (dB) of the variant (float32, its precision simulated) against
 // the float64 reference over `steps` tokens, seeded weights and inputs. Cost: steps x the
-// layer's MACs for the variant; the weights, inputs and reference outputs of the last
-// (layer, steps, seed) are kept, so asking for many variants of one layer pays them once.
+// layer's MACs for the variant; the seeded weights (with their quantizations) of the last few
+// weight shapes, and the inputs and reference outputs of the last few (layer, steps, seed),
+// are kept in memory, so asking for many variants of a few layers pays them once.
 // Thread-safe.
 double fidelity_snr_db(const LayerSpec& layer, const Variant& variant, int steps, uint64_t seed);
 Fidelity variant_fidelity(const LayerSpec& layer, const Variant& variant, int steps, uint64_t seed);

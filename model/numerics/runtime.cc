@@ -1,8 +1,11 @@
 #include "model/numerics/runtime.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
+#include <utility>
 
+#include "model/numerics/buffer_pool.h"
 #include "support/error.h"
 
 namespace layoutx::model::numerics {
@@ -35,6 +38,13 @@ double default_mask_value(Precision p) { return is_quantized(p) ? -100.0 : -1e4;
 template <typename T>
 Sequence simulate(const LayerGraph& graph, const LayerWeights& weights, const Sequence& hidden_in,
                   const SimOptions& options, const StepObserver<T>& observe) {
+  PreparedWeights<T> prepared(weights, options.simulate_precision);
+  return simulate<T>(graph, prepared, hidden_in, options, observe);
+}
+
+template <typename T>
+Sequence simulate(const LayerGraph& graph, PreparedWeights<T>& weights, const Sequence& hidden_in,
+                  const SimOptions& options, const StepObserver<T>& observe) {
   const LayerSpec& L = graph.layer;
   const int steps = static_cast<int>(hidden_in.size());
   const int64_t kv = L.kv_heads, D = L.head_dim, N = L.cache_entries, H = L.hidden;
@@ -46,9 +56,20 @@ Sequence simulate(const LayerGraph& graph, const LayerWeights& weights, const Se
   const double masked = options.mask_value.value_or(default_mask_value(graph.variant.precision));
 
   Executor<T> exec(graph, weights, ExecOptions{.simulate_precision = options.simulate_precision});
+  // The caches hold zeros and values of the graph's own K/V outputs. When those outputs and the
+  // cache inputs are f16 (the builder's graphs), the cached values are float16 values already:
+  // the executor need not check or round them again (8 MB each at a full layer's ctx 4096).
+  auto f16 = [&](Role r) { return graph.has(r) && graph.op(graph.find(r)).dtype == DType::kF16; };
+  const bool caches_in_dtype = f16(Role::kKCache) && f16(Role::kVCache) && f16(Role::kKOut) && f16(Role::kVOut);
   RoleTensors<T> in;
-  in[Role::kKCache] = Tensor<T>({kv, D, N});  // starts empty: all slots masked
-  in[Role::kVCache] = Tensor<T>({kv, N, D});
+  // The caches start empty (zeros, all slots masked), in recycled storage.
+  for (const auto& [role, shape] :
+       {std::pair{Role::kKCache, Shape{kv, D, N}}, std::pair{Role::kVCache, Shape{kv, N, D}}}) {
+    Tensor<T>& c = in[role];
+    c.shape = shape;
+    c.data = BufferPool<T>::take(static_cast<size_t>(numel(shape)));
+    std::fill(c.data.begin(), c.data.end(), T(0));
+  }
   std::vector<double> cos, sin;
   Sequence out(static_cast<size_t>(steps));
   for (int t = 0; t < steps; ++t) {
@@ -74,20 +95,22 @@ Sequence simulate(const LayerGraph& graph, const LayerWeights& weights, const Se
       if (!valid) mask[j] = static_cast<T>(masked);
     }
     in[Role::kMask] = std::move(mask);
-    // 4. Run the graph.
-    RoleTensors<T> res = exec.run(in);
-    if (observe) observe(t, in, res);
-    const Tensor<T>& y = res.at(Role::kHiddenOut);
+    // 4. Run the graph; its outputs stay in the executor (no copy unless observed).
+    if (caches_in_dtype) exec.step(in, {Role::kKCache, Role::kVCache});
+    else exec.step(in);
+    if (observe) observe(t, in, exec.outputs());
+    const Tensor<T>& y = exec.output(Role::kHiddenOut);
     out[t].assign(y.data.begin(), y.data.end());
     // 5. Keep the cache.
     if (window) {
-      in[Role::kKCache] = std::move(res.at(Role::kKOut));
-      in[Role::kVCache] = std::move(res.at(Role::kVOut));
+      // The returned window is the next cache: swap buffers (same shape) rather than copy.
+      std::swap(in[Role::kKCache], exec.output(Role::kKOut));
+      std::swap(in[Role::kVCache], exec.output(Role::kVOut));
     } else {
       const int64_t slot = sliding ? t % N : t;
       if (slot < N) {
-        const Tensor<T>& k = res.at(Role::kKOut);  // [kv, D, 1]
-        const Tensor<T>& v = res.at(Role::kVOut);  // [kv, 1, D]
+        const Tensor<T>& k = exec.output(Role::kKOut);  // [kv, D, 1]
+        const Tensor<T>& v = exec.output(Role::kVOut);  // [kv, 1, D]
         Tensor<T>& kc = in[Role::kKCache];
         Tensor<T>& vc = in[Role::kVCache];
         for (int64_t h = 0; h < kv; ++h)
@@ -98,6 +121,7 @@ Sequence simulate(const LayerGraph& graph, const LayerWeights& weights, const Se
       }
     }
   }
+  for (Role r : {Role::kKCache, Role::kVCache}) BufferPool<T>::give(std::move(in[r].data));
   return out;
 }
 
@@ -105,5 +129,9 @@ template Sequence simulate<float>(const LayerGraph&, const LayerWeights&, const 
                                   const StepObserver<float>&);
 template Sequence simulate<double>(const LayerGraph&, const LayerWeights&, const Sequence&, const SimOptions&,
                                    const StepObserver<double>&);
+template Sequence simulate<float>(const LayerGraph&, PreparedWeights<float>&, const Sequence&,
+                                  const SimOptions&, const StepObserver<float>&);
+template Sequence simulate<double>(const LayerGraph&, PreparedWeights<double>&, const Sequence&,
+                                   const SimOptions&, const StepObserver<double>&);
 
 }  // namespace layoutx::model::numerics

@@ -45,5 +45,9 @@ using StepObserver = std::function<void(int, const RoleTensors<T>&, const RoleTe
 template <typename T>
 Sequence simulate(const LayerGraph& graph, const LayerWeights& weights, const Sequence& hidden_in,
                   const SimOptions& options = {}, const StepObserver<T>& observe = {});
+// The same over prepared weights made with options.simulate_precision (shared by many runs).
+template <typename T>
+Sequence simulate(const LayerGraph& graph, PreparedWeights<T>& weights, const Sequence& hidden_in,
+                  const SimOptions& options = {}, const StepObserver<T>& observe = {});
 
 }  // namespace layoutx::model::numerics

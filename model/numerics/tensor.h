@@ -1,6 +1,9 @@
 // Tensor: a dense row-major buffer with a shape, the value type of the reference executor.
 #pragma once
+#include <bit>
+#include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "model/graph.h"
@@ -26,6 +29,18 @@ struct Tensor {
     return Tensor<U>(shape, std::vector<U>(data.begin(), data.end()));
   }
 };
+
+// Elements per block of the per-element passes that skip blocks of zeros (all_zero).
+inline constexpr size_t kZeroBlock = 256;
+
+// True if x[0..n) are all ±0 (a NaN is not zero). Ors the bit patterns, which vectorizes.
+template <typename T>
+bool all_zero(const T* x, size_t n) {
+  using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  Bits bits = 0;
+  for (size_t i = 0; i < n; ++i) bits |= std::bit_cast<Bits>(x[i]);
+  return (bits << 1) == 0;  // every bit but the sign's
+}
 
 // Row-major strides of a shape (elements).
 inline std::vector<int64_t> strides_of(const Shape& s) {

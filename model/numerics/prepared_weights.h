@@ -1,0 +1,42 @@
+// Weights as an executor computes with them: converted to its arithmetic type T and, when the
+// precision is simulated, stored in the dtype the graph gives each one (per-channel i8/i4,
+// f16 rounding, u16 from the tensor's own range). Prepared once per (role, dtype) and shared by
+// every executor built from the same PreparedWeights: the explorer's fidelity figure runs many
+// variants of one layer over one set of weights.
+#pragma once
+#include <map>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+#include "model/graph.h"
+#include "model/numerics/tensor.h"
+#include "model/numerics/weights.h"
+
+namespace layoutx::model::numerics {
+
+template <typename T>
+class PreparedWeights {
+ public:
+  // `weights` must outlive this object.
+  PreparedWeights(const LayerWeights& weights, bool simulate_precision)
+      : weights_(weights), simulate_precision_(simulate_precision) {}
+
+  const LayerWeights& source() const { return weights_; }
+  bool simulate_precision() const { return simulate_precision_; }
+  // The weight of `role` stored as `dtype` (without simulation, just converted to T); prepared
+  // on first request, then the same tensor (the reference stays valid as long as this object).
+  // Thread-safe. Throws std::out_of_range if the role has no weight (callers check first).
+  const Tensor<T>& get(Role role, DType dtype);
+
+ private:
+  const LayerWeights& weights_;
+  bool simulate_precision_;
+  std::mutex mu_;
+  std::map<std::pair<Role, DType>, std::unique_ptr<const Tensor<T>>> prepared_;
+};
+
+extern template class PreparedWeights<float>;
+extern template class PreparedWeights<double>;
+
+}  // namespace layoutx::model::numerics
