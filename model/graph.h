@@ -113,7 +113,9 @@ using Vertex = Graph::vertex_descriptor;
 // for them does not allocate.
 using Operands = boost::container::small_vector<Vertex, 4>;
 
-// A built layer: the graph and what it was built from.
+// A built layer: the graph and what it was built from. Boost's adjacency_list has no move
+// constructor, so moving a LayerGraph copies every vertex and edge: build it where it is used
+// (build_layer_graph returns by named return value) and pass it by reference.
 struct LayerGraph {
   Graph graph;
   LayerSpec layer;
