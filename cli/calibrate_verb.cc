@@ -131,8 +131,10 @@ void add_calibrate_verb(CLI::App& app) {
     std::vector<std::string> files = args->data;
     if (files.empty()) files.push_back(config_path(costmodel::kDefaultMeasurements));
     std::vector<costmodel::MeasurementRecord> records;
+    std::vector<std::string> bytes;  // each file read once: parsed here, hashed at step 3
     for (const auto& f : files) {
-      auto r = costmodel::load_measurements(f);
+      bytes.push_back(read_text_file(f));
+      auto r = costmodel::load_measurements_text(bytes.back(), f);
       records.insert(records.end(), r.begin(), r.end());
     }
     // 1b. With --db: the device's timings from the database (a file given here and also ingested counts once).
@@ -152,11 +154,7 @@ void add_calibrate_verb(CLI::App& app) {
     for (const auto& f : files)
       provenance.push_back(f.rfind(cdir, 0) == 0 ? "configs/" + f.substr(cdir.size()) : f);
     costmodel::FitReport rep = costmodel::calibrate(records, dev, provenance);
-    if (!conn) {  // fitted on files alone: a loader can check them by their bytes
-      std::vector<std::string> bytes;
-      for (const auto& f : files) bytes.push_back(read_text_file(f));
-      rep.calibration.source_hash = costmodel::source_hash(bytes, dev);
-    }
+    if (!conn) rep.calibration.source_hash = costmodel::source_hash(bytes, dev);  // files alone: checkable by bytes
     // 4. Save, unless asked not to.
     std::string out;
     if (!args->no_save) {

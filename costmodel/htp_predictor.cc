@@ -64,20 +64,21 @@ std::unique_ptr<HtpPredictor> load_default_predictor(std::ostream& log) {
   DeviceSpec device = load_device_named(kDefaultDevice);
   const std::string data_path = config_path(kDefaultMeasurements);
   const std::string cal_path = config_path(kDefaultCalibration);
+  const std::string data_bytes = read_text_file(data_path);
   Calibration cal;
   bool fresh = false;
   try {
     cal = load_calibration(cal_path, device);
     // Fast path: the measurement file's bytes and the priors are those the calibration was
     // fitted on, so the records need not be parsed (nor their graphs built) to know it is fresh.
-    fresh = !cal.source_hash.empty() && cal.source_hash == source_hash({read_text_file(data_path)}, device);
+    fresh = !cal.source_hash.empty() && cal.source_hash == source_hash({data_bytes}, device);
   } catch (const Error& e) {
     log << "layoutx: saved calibration unusable (" << e.what() << "); refitting in memory\n";
   }
   if (!fresh) {
     // Slow path: parse and validate the records; the calibration is still fresh when only
     // formatting or comments changed (equal data hashes).
-    std::vector<MeasurementRecord> records = load_measurements(data_path);
+    std::vector<MeasurementRecord> records = load_measurements_text(data_bytes, data_path);
     const std::string hash = data_hash(records, device);
     if (!cal.data_hash.empty() && cal.data_hash != hash)
       log << "layoutx: " << cal_path << ": data hash " << cal.data_hash << " does not match the measurements and priors ("

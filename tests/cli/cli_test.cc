@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdio>
+#include <initializer_list>
 #include <string>
 #include <sys/wait.h>
 
@@ -28,29 +29,28 @@ Result layoutx(const std::string& args) {
 
 bool has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
 
+// Every field of `keys` appears as a JSON key in `out`.
+void expect_fields(const std::string& out, std::initializer_list<const char*> keys) {
+  for (const char* k : keys) EXPECT_TRUE(has(out, std::string("\"") + k + "\"")) << k;
+}
+
 TEST(Cli, SelectJsonHasTheContractFields) {
   Result r = layoutx("select --precision w4a16 --ctx 4096 --no-fidelity --json");
   ASSERT_EQ(r.status, 0) << r.out;
-  for (const char* k : {"\"choices\"", "\"layer\"", "\"preset\"", "\"axes\"", "\"variant_key\"", "\"latency_ms\"",
-                        "\"interval_ms\"", "\"runner_up\"", "\"margin_ms\"", "\"tie\"", "\"step_ms\"", "\"all_full_ms\"",
-                        "\"all_roll_ms\"", "\"speedup_vs_all_full\""})
-    EXPECT_TRUE(has(r.out, k)) << k;
+  expect_fields(r.out, {"choices", "layer", "preset", "axes", "variant_key", "latency_ms", "interval_ms", "runner_up",
+                        "margin_ms", "tie", "step_ms", "all_full_ms", "all_roll_ms", "speedup_vs_all_full"});
 }
 
 TEST(Cli, StepSweepJsonHasPointsAndCrossover) {
   Result r = layoutx("step --precision fp16 --sweep-ctx 512:8192 --json");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_TRUE(has(r.out, "\"points\""));
-  EXPECT_TRUE(has(r.out, "\"crossover_ctx\""));
-  EXPECT_TRUE(has(r.out, "\"speedup_vs_all_full\""));
+  expect_fields(r.out, {"points", "crossover_ctx", "speedup_vs_all_full"});
 }
 
 TEST(Cli, WhatifAnswersSideBySide) {
   Result r = layoutx("whatif --precision w8a16 --no-fidelity --json");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_TRUE(has(r.out, "\"current\""));
-  EXPECT_TRUE(has(r.out, "\"question\""));
-  EXPECT_TRUE(has(r.out, "\"difference\""));
+  expect_fields(r.out, {"current", "question", "difference"});
 }
 
 TEST(Cli, BadInputExitsTwoWithAMessage) {

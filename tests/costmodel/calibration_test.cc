@@ -230,11 +230,6 @@ TEST_F(Predicts, TanhGeluSlowerThanErfBecauseTheCalibrationSaysSo) {
   EXPECT_GT(p_->calibration().theta[it], p_->calibration().theta[ie]);
 }
 
-}  // namespace
-}  // namespace layoutx::costmodel
-
-namespace layoutx::costmodel {
-namespace {
 
 // The default predictor on a copy of the configs whose measurement file `edit` changes; returns
 // what it wrote on its log and the calibration id it predicts with.

@@ -2,7 +2,10 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <sstream>
 
+#include "costmodel/htp_predictor.h"
+#include "costmodel/measurements.h"
 #include "explorer/composition.h"
 #include "explorer/design_space.h"
 #include "explorer/layout_file.h"
@@ -10,6 +13,7 @@
 #include "model/builder.h"
 #include "model/model_loader.h"
 #include "support/error.h"
+#include "support/paths.h"
 #include "tests/explorer/fake_predictor.h"
 
 namespace layoutx::explorer {
@@ -138,14 +142,6 @@ TEST_F(ExplorerTest, LayoutFileRoundTrips) {
   EXPECT_NEAR(g.step_ms, f.step_ms, 1e-6 * f.step_ms);  // six significant digits in the file
 }
 
-}  // namespace
-}  // namespace layoutx::explorer
-
-#include "costmodel/htp_predictor.h"
-#include <sstream>
-
-namespace layoutx::explorer {
-namespace {
 
 // The calibrated predictor knows two variants' errors are correlated: the interval of their
 // difference is narrower than the marginal intervals taken as independent, and zero for a
@@ -164,14 +160,6 @@ TEST(DifferenceInterval, SharedCoefficientsNarrowTheDifference) {
   EXPECT_NEAR(pr->latency_from_row(a.design_row), a.latency_ms, 1e-9);
 }
 
-}  // namespace
-}  // namespace layoutx::explorer
-
-#include "costmodel/measurements.h"
-#include "support/paths.h"
-
-namespace layoutx::explorer {
-namespace {
 
 // Golden: on the calibration data's roll figures (the first export: sliding roll, full layers
 // concatenating keys and returning the new entry), the composed all-roll step equals the sum of
@@ -209,11 +197,6 @@ TEST(Golden, AllRollCompositionOnTheCalibrationData) {
   EXPECT_EQ(checked, 6);
 }
 
-}  // namespace
-}  // namespace layoutx::explorer
-
-namespace layoutx::explorer {
-namespace {
 
 // A change must earn its place: with no model uncertainty at all, a candidate within the minimum
 // gain of the fastest still ties with it, and the one with the fewest axis changes wins; with
