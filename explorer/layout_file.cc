@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/yaml_reader.h"
 
@@ -92,15 +93,9 @@ std::string layout_file_yaml(const LayoutFile& f) {
 }
 
 void write_layout_file(const LayoutFile& f, const std::string& path) {
-  // Write to a temporary file and rename: a reader never sees half a file.
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) throw Error(path + ": cannot write");
-    out << layout_file_yaml(f);
-    if (!out) throw Error(path + ": write failed");
-  }
-  std::filesystem::rename(tmp, path);
+  // A unique temporary file, fsync, rename: a reader never sees half a file, even with
+  // concurrent writers of one path.
+  write_file_atomically(path, layout_file_yaml(f));
 }
 
 namespace {

@@ -1,0 +1,98 @@
+#include "support/atomic_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <system_error>
+
+#include "support/error.h"
+
+namespace layoutx {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string describe_errno(int e) { return std::strerror(e); }
+
+fs::path folder_of(const fs::path& target) {
+  fs::path dir = target.parent_path();
+  return dir.empty() ? fs::path(".") : dir;
+}
+
+// Writes all of `data` to `fd`, retrying short writes and EINTR.
+bool write_all(int fd, std::string_view data) {
+  const char* p = data.data();
+  size_t left = data.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+void check_file_target(const fs::path& target) {
+  if (target.empty()) throw Error("output path is empty");
+  std::error_code ec;
+  if (target.filename().empty() || fs::is_directory(target, ec))
+    throw Error(target.string() + ": is a folder; give a file name");
+  fs::path dir = folder_of(target);
+  if (!fs::exists(dir, ec)) throw Error(target.string() + ": folder " + dir.string() + " does not exist");
+  if (!fs::is_directory(dir, ec)) throw Error(target.string() + ": " + dir.string() + " is not a folder");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw Error(target.string() + ": folder " + dir.string() + " is not writable (" + describe_errno(errno) + ")");
+}
+
+void ensure_directory(const fs::path& dir) {
+  std::error_code ec;
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec)) throw Error(dir.string() + ": exists and is not a folder");
+  } else {
+    fs::create_directories(dir, ec);
+    if (ec) throw Error(dir.string() + ": cannot create folder (" + ec.message() + ")");
+  }
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw Error(dir.string() + ": folder is not writable (" + describe_errno(errno) + ")");
+}
+
+void write_file_atomically(const fs::path& target, std::string_view contents) {
+  check_file_target(target);
+  std::string pattern = (folder_of(target) / ("." + target.filename().string() + ".XXXXXX")).string();
+  int fd = ::mkstemp(pattern.data());
+  if (fd < 0) throw Error(target.string() + ": cannot create a temporary file (" + describe_errno(errno) + ")");
+  const std::string tmp = pattern;
+  auto fail = [&](const std::string& what) {
+    int e = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw Error(target.string() + ": " + what + " (" + describe_errno(e) + ")");
+  };
+  if (!write_all(fd, contents)) fail("write failed");
+  // mkstemp creates 0600; a written output should carry the usual umask-derived mode.
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  if (::fchmod(fd, 0666 & ~mask) != 0) fail("cannot set file mode");
+  if (::fsync(fd) != 0) fail("fsync failed");
+  if (::close(fd) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    throw Error(target.string() + ": close failed (" + describe_errno(e) + ")");
+  }
+  if (::rename(tmp.c_str(), target.c_str()) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    throw Error(target.string() + ": cannot replace the file (" + describe_errno(e) + ")");
+  }
+}
+
+}  // namespace layoutx

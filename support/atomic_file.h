@@ -1,0 +1,24 @@
+// Writing a file so that a reader sees either the old file or the whole new one, never a torn or
+// half-written one, even with several writers of the same path at once.
+#pragma once
+#include <filesystem>
+#include <string_view>
+
+namespace layoutx {
+
+// Writes `contents` to `target` atomically: a unique temporary file in the target's own folder
+// (mkstemp), fsync, then rename over the target (POSIX rename is atomic within one filesystem).
+// Concurrent writers of one path each rename a complete file; the last rename wins.
+// Throws layoutx::Error naming the path when the folder is missing or not a folder, is not
+// writable, the target is a folder, or the write fails; the temporary file is removed on failure.
+void write_file_atomically(const std::filesystem::path& target, std::string_view contents);
+
+// Checks, before any work is done, that `target` could be written as a file: its folder exists
+// and is a writable folder, and the target itself is not a folder. Throws layoutx::Error if not.
+void check_file_target(const std::filesystem::path& target);
+
+// Creates `dir` (and parents) if missing; throws layoutx::Error naming it if that fails or if it
+// exists and is not a writable folder.
+void ensure_directory(const std::filesystem::path& dir);
+
+}  // namespace layoutx
