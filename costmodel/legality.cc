@@ -10,8 +10,40 @@ const char* to_string(Compiles c) {
     case Compiles::kYes: return "yes";
     case Compiles::kNo: return "no";
     case Compiles::kUnknown: return "unknown";
+    case Compiles::kContested: return "contested";
   }
   return "?";
+}
+
+namespace {
+
+int severity(Compiles c) {
+  switch (c) {
+    case Compiles::kYes: return 0;
+    case Compiles::kUnknown: return 1;
+    case Compiles::kContested: return 2;
+    case Compiles::kNo: return 3;
+  }
+  return 3;
+}
+
+}  // namespace
+
+Compiles worse(Compiles a, Compiles b) { return severity(a) >= severity(b) ? a : b; }
+
+Compiles combine(const std::vector<Record>& records) {
+  bool ok = false, fail = false;
+  for (const Record& r : records) (r.result == Compiles::kNo ? fail : ok) = true;
+  if (ok && fail) return Compiles::kContested;
+  if (fail) return Compiles::kNo;
+  if (ok) return Compiles::kYes;
+  return Compiles::kUnknown;
+}
+
+std::string describe(const Record& r) {
+  std::string s = r.result == Compiles::kNo ? "fail" : "ok";
+  if (r.exit_code) s += ", converter exit code " + std::to_string(r.exit_code);
+  return s + " (" + r.source + ": " + r.evidence + ")";
 }
 
 namespace {
@@ -25,18 +57,38 @@ bool parse_kind(const std::string& s, model::OpKind& out) {
   return false;
 }
 
-Outcome read_outcome(MapReader& m, bool allow_unknown_result) {
-  Outcome o;
-  if (auto r = m.string("result", true)) {
-    if (*r == "ok") o.result = Compiles::kYes;
-    else if (*r == "fail") o.result = Compiles::kNo;
-    else if (allow_unknown_result && *r == "unknown") o.result = Compiles::kUnknown;
-    else m.error("result", "must be ok or fail, got '" + *r + "'");
+std::optional<model::OpKind> read_kind(MapReader& m, std::string_view key, bool required) {
+  auto k = m.string(key, required);
+  if (!k) return std::nullopt;
+  model::OpKind kind;
+  if (parse_kind(*k, kind)) return kind;
+  m.error(key, "unknown op kind '" + *k + "'");
+  return std::nullopt;
+}
+
+// One record: {result: ok|fail, exit_code, source, evidence}; `precision` too when `with_precision`.
+Record read_record(MapReader& m, std::optional<model::Precision>* precision) {
+  Record r;
+  if (precision) {
+    if (auto p = m.string("precision", true)) {
+      try {
+        *precision = model::parse_precision(*p);
+      } catch (const Error& e) {
+        m.error("precision", e.what());
+      }
+    }
   }
-  o.exit_code = static_cast<int>(m.integer("exit_code", false, 0, 255).value_or(0));
-  o.evidence = m.string("evidence", true).value_or("");
+  if (auto s = m.string("result", true)) {
+    if (*s == "ok") r.result = Compiles::kYes;
+    else if (*s == "fail") r.result = Compiles::kNo;
+    else m.error("result", "must be ok or fail, got '" + *s + "' (disagreement is two records, not a result)");
+  }
+  r.exit_code = static_cast<int>(m.integer("exit_code", false, 0, 255).value_or(0));
+  if (r.exit_code && r.result != Compiles::kNo) m.error("exit_code", "only a failed conversion has an exit code");
+  r.source = m.string("source", true).value_or("");
+  r.evidence = m.string("evidence", true).value_or("");
   m.finish();
-  return o;
+  return r;
 }
 
 RuleSet parse(const YAML::Node& root, const std::string& file) {
@@ -44,14 +96,24 @@ RuleSet parse(const YAML::Node& root, const std::string& file) {
   RuleSet rs;
   rs.source = file;
   MapReader top(file, root, "", errors);
-  top.integer("version", true, 1, 1);
-  YAML::Node def = top.child("default", true);
-  if (def.IsDefined() && !def.IsNull()) {
-    MapReader m(file, def, "default", errors);
-    rs.default_outcome = read_outcome(m, true);
-  }
+  top.integer("version", true, 2, 2);
+  YAML::Node defaults = top.child("defaults", true);
   YAML::Node forms = top.child("forms", true);
   top.finish();
+  if (defaults.IsDefined() && defaults.IsMap()) {
+    for (auto it = defaults.begin(); it != defaults.end(); ++it) {
+      const std::string p = it->first.Scalar();
+      try {
+        model::Precision prec = model::parse_precision(p);
+        MapReader m(file, it->second, "defaults." + p, errors);
+        if (m.ok()) rs.defaults[prec].push_back(read_record(m, nullptr));
+      } catch (const Error& e) {
+        errors.add(where(file, it->first) + ": defaults: " + e.what());
+      }
+    }
+  } else if (defaults.IsDefined() && !defaults.IsNull()) {
+    errors.add(where(file, defaults) + ": defaults: must be a mapping of precision: {result, source, evidence}");
+  }
   if (forms.IsDefined() && !forms.IsNull() && !forms.IsSequence()) errors.add(where(file, forms) + ": forms: must be a list");
   for (size_t i = 0; forms.IsSequence() && i < forms.size(); ++i) {
     const std::string path = "forms[" + std::to_string(i) + "]";
@@ -63,34 +125,32 @@ RuleSet parse(const YAML::Node& root, const std::string& file) {
     YAML::Node mt = m.child("match", true);
     if (mt.IsDefined() && !mt.IsNull()) {
       MapReader mm(file, mt, path + ".match", errors);
-      if (auto k = mm.string("kind", true))
-        if (!parse_kind(*k, f.match.kind)) mm.error("kind", "unknown op kind '" + *k + "'");
-      if (auto k = mm.string("feeds", false)) {
-        model::OpKind fk;
-        if (parse_kind(*k, fk)) f.match.feeds = fk;
-        else mm.error("feeds", "unknown op kind '" + *k + "'");
+      if (auto k = read_kind(mm, "kind", true)) f.match.kind = *k;
+      f.match.feeds = read_kind(mm, "feeds", false);
+      f.match.operand_kind = read_kind(mm, "operand_kind", false);
+      if (auto g = mm.string("gelu", false)) {
+        if (*g == model::to_string(model::GeluForm::kErf)) f.match.gelu = model::GeluForm::kErf;
+        else if (*g == model::to_string(model::GeluForm::kTanh)) f.match.gelu = model::GeluForm::kTanh;
+        else mm.error("gelu", "must be erf or tanh, got '" + *g + "'");
       }
       f.match.min_broadcast_axes = static_cast<int>(mm.integer("min_broadcast_axes", false, 0, 8).value_or(0));
       f.match.all_operands_broadcast = mm.boolean("all_operands_broadcast", false).value_or(false);
       mm.finish();
     }
-    YAML::Node oc = m.child("outcomes", true);
-    if (oc.IsDefined() && oc.IsMap()) {
-      for (auto it = oc.begin(); it != oc.end(); ++it) {
-        const std::string p = it->first.Scalar();
-        try {
-          model::Precision prec = model::parse_precision(p);
-          MapReader om(file, it->second, path + ".outcomes." + p, errors);
-          f.outcomes[prec] = read_outcome(om, false);
-        } catch (const Error& e) {
-          errors.add(where(file, it->first) + ": " + path + ".outcomes: " + e.what());
-        }
+    YAML::Node recs = m.child("records", true);
+    if (recs.IsDefined() && recs.IsSequence()) {
+      for (size_t j = 0; j < recs.size(); ++j) {
+        MapReader rm(file, recs[j], path + ".records[" + std::to_string(j) + "]", errors);
+        if (!rm.ok()) continue;
+        std::optional<model::Precision> p;
+        Record r = read_record(rm, &p);
+        if (p) f.records[*p].push_back(std::move(r));
       }
-    } else if (oc.IsDefined() && !oc.IsNull()) {
-      m.error("outcomes", "must be a mapping of precision: {result, evidence}");
+    } else if (recs.IsDefined() && !recs.IsNull()) {
+      m.error("records", "must be a list of {precision, result, source, evidence}");
     }
     m.finish();
-    rs.forms.push_back(f);
+    rs.forms.push_back(std::move(f));
   }
   errors.throw_if_any();
   return rs;
@@ -104,13 +164,26 @@ void users_through_views(const model::LayerGraph& g, model::Vertex v, std::vecto
   }
 }
 
+// The kind of operand u, looking through Reshape views.
+model::OpKind kind_through_views(const model::LayerGraph& g, model::Vertex u) {
+  while (g.op(u).kind == model::OpKind::kReshape && !g.operands(u).empty()) u = g.operands(u)[0];
+  return g.op(u).kind;
+}
+
 bool matches(const FormMatch& m, const model::LayerGraph& g, model::Vertex v) {
-  if (g.op(v).kind != m.kind) return false;
+  const model::OpNode& n = g.op(v);
+  if (n.kind != m.kind) return false;
+  if (m.gelu && n.gelu != *m.gelu) return false;
   if (m.feeds) {
     std::vector<model::Vertex> users;
     users_through_views(g, v, users);
     bool any = false;
     for (model::Vertex u : users) any |= g.op(u).kind == *m.feeds;
+    if (!any) return false;
+  }
+  if (m.operand_kind) {
+    bool any = false;
+    for (model::Vertex u : g.operands(v)) any |= kind_through_views(g, u) == *m.operand_kind;
     if (!any) return false;
   }
   if (m.min_broadcast_axes > 0 || m.all_operands_broadcast) {
@@ -119,6 +192,14 @@ bool matches(const FormMatch& m, const model::LayerGraph& g, model::Vertex v) {
     if (m.all_operands_broadcast && !b.all_operands) return false;
   }
   return true;
+}
+
+// "yes" / "no: fail, ... (source: evidence); ..." / "never tried".
+std::string records_text(Compiles c, const std::vector<Record>& records) {
+  if (records.empty()) return std::string(to_string(c)) + ": never tried";
+  std::string s = std::string(to_string(c)) + ": ";
+  for (size_t i = 0; i < records.size(); ++i) s += (i ? "; " : "") + describe(records[i]);
+  return s;
 }
 
 }  // namespace
@@ -153,32 +234,51 @@ Broadcast broadcast_of(const model::LayerGraph& g, model::Vertex v) {
   return b;
 }
 
+namespace {
+
+// The first op of the lowered graph that has the form, if any.
+std::optional<model::Vertex> first_match(const FormMatch& m, const model::LayerGraph& g, const std::vector<LoweredOp>& ops) {
+  for (const LoweredOp& op : ops)
+    for (model::Vertex v : op.vertices)
+      if (matches(m, g, v)) return v;
+  return std::nullopt;
+}
+
+}  // namespace
+
 Legality check_legality(const RuleSet& rules, const model::LayerGraph& g, const std::vector<LoweredOp>& ops) {
-  Legality no, unknown;
-  no.compiles = Compiles::kNo;
-  unknown.compiles = Compiles::kUnknown;
   const model::Precision p = g.variant.precision;
-  for (const FormRule& f : rules.forms)
-    for (const LoweredOp& op : ops)
-      for (model::Vertex v : op.vertices) {
-        if (!matches(f.match, g, v)) continue;
-        const model::OpNode& n = g.op(v);
-        const std::string what = f.id + ": " + n.name + " (" + model::to_string(n.kind) + " " + model::to_string(n.shape) +
-                                 ", " + f.description + ") at " + model::to_string(p);
-        auto it = f.outcomes.find(p);
-        if (it == f.outcomes.end()) {
-          unknown.reasons.push_back(what + ": never tried (" + rules.source + ")");
-        } else if (it->second.result == Compiles::kNo) {
-          std::string r = what + ": fails";
-          if (it->second.exit_code) r += ", converter exit code " + std::to_string(it->second.exit_code);
-          no.reasons.push_back(r + "; evidence: " + it->second.evidence);
-        }
-      }
-  if (!no.reasons.empty()) return no;
-  if (!unknown.reasons.empty()) return unknown;
-  Legality yes;
-  yes.compiles = rules.default_outcome.result;
-  return yes;
+  const std::string at_p = std::string(" at ") + model::to_string(p);
+  static const std::vector<Record> kNone;
+  auto records_at = [&](const std::map<model::Precision, std::vector<Record>>& m) -> const std::vector<Record>& {
+    auto it = m.find(p);
+    return it == m.end() ? kNone : it->second;
+  };
+  // (outcome, reason) per source of an outcome that is not yes; reasons[0] explains the result.
+  std::vector<std::pair<Compiles, std::string>> found;
+  const std::vector<Record>& defaults = records_at(rules.defaults);
+  Compiles result = combine(defaults);
+  if (result != Compiles::kYes)
+    found.emplace_back(result, "defaults (the ops every variant has)" + at_p + ": " + records_text(result, defaults) +
+                                   " (" + rules.source + ")");
+  for (const FormRule& f : rules.forms) {
+    auto v = first_match(f.match, g, ops);  // a form is one outcome, named by its first op
+    if (!v) continue;
+    const std::vector<Record>& records = records_at(f.records);
+    const Compiles c = combine(records);
+    result = worse(result, c);
+    if (c == Compiles::kYes) continue;
+    const model::OpNode& n = g.op(*v);
+    found.emplace_back(c, f.id + ": " + n.name + " (" + model::to_string(n.kind) + " " + model::to_string(n.shape) +
+                              ", " + f.description + ")" + at_p + ": " + records_text(c, records) +
+                              (records.empty() ? " (" + rules.source + ")" : ""));
+  }
+  std::stable_sort(found.begin(), found.end(),
+                   [](const auto& a, const auto& b) { return worse(a.first, b.first) == a.first && a.first != b.first; });
+  Legality l;
+  l.compiles = result;
+  for (auto& [c, r] : found) l.reasons.push_back(std::move(r));
+  return l;
 }
 
 }  // namespace layoutx::costmodel

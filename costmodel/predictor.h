@@ -8,14 +8,18 @@
 
 namespace layoutx::costmodel {
 
-// Whether a variant converts to a QNN context binary at its precision, from configs/rules/.
-enum class Compiles { kYes, kNo, kUnknown };
-const char* to_string(Compiles c);  // "yes" / "no" / "unknown"
+// Whether a variant converts to a QNN context binary at its precision, from the records in
+// configs/rules/. yes: every record of every form it uses says it converted; no: a record of
+// one of its forms says the converter failed and none says otherwise; contested: records of one
+// of its forms disagree; unknown: one of its forms was never tried at that precision.
+enum class Compiles { kYes, kNo, kUnknown, kContested };
+const char* to_string(Compiles c);  // "yes" / "no" / "unknown" / "contested"
 
 struct Legality {
   Compiles compiles = Compiles::kYes;
-  // One line per matched rule: the rule id, the op it matched and its evidence
-  // (e.g. "w4a16-explicit-softmax: attn/softmax/max ... converter exit code 14 (device notes)").
+  // One line per matched form whose outcome is not yes: the form id, the op it matched, the
+  // outcome and every record behind it with its source (e.g. "explicit-softmax: attn/softmax/max
+  // (ReduceMax ...) at w4a16: no; fail, converter exit code 14 (third export: ...)").
   std::vector<std::string> reasons;
 };
 

@@ -37,18 +37,46 @@ TEST(Legality, RefusesTheThreeW4a16FormsWithTheirRule) {
     Legality c = check("score-join", {"new_value=broadcast_mul", "precision=w4a16"}, t);
     EXPECT_EQ(c.compiles, Compiles::kNo);
     EXPECT_TRUE(mentions(c, "two-axis-broadcast-mul: attn/context_new"));
-    EXPECT_EQ(c.reasons.size(), 1u);  // RoPE's x * cos (broadcast on one side only) is not it
+    // The failing form explains the outcome; RoPE's x * cos (broadcast on one side only) is not it.
+    ASSERT_FALSE(c.reasons.empty());
+    EXPECT_NE(c.reasons[0].find("two-axis-broadcast-mul: attn/context_new"), std::string::npos) << c.reasons[0];
+    EXPECT_FALSE(mentions(c, "rope"));
   }
 }
 
-TEST(Legality, AcceptsTheirMatMulFormsAndRollUnderW4a16) {
-  EXPECT_EQ(check("score-join", {"precision=w4a16"}).compiles, Compiles::kYes);
+TEST(Legality, RollRingAndKeyJoinAreKnownUnderW4a16) {
   EXPECT_EQ(check("roll", {"precision=w4a16"}).compiles, Compiles::kYes);
-  EXPECT_EQ(check("ring", {"precision=w4a16"}, model::LayerType::kFull).compiles, Compiles::kYes);
+  EXPECT_EQ(check("ring", {"precision=w4a16"}).compiles, Compiles::kYes);
+  Legality full = check("ring", {"precision=w4a16"}, model::LayerType::kFull);
+  EXPECT_EQ(full.compiles, Compiles::kYes);
+  EXPECT_TRUE(full.reasons.empty());
+}
+
+TEST(Legality, ScoreJoinWithMatMulFormsIsContestedUnderW4a16WithBothRecords) {
+  for (auto t : {model::LayerType::kSliding, model::LayerType::kFull}) {
+    Legality l = check("score-join", {"precision=w4a16"}, t);
+    EXPECT_EQ(l.compiles, Compiles::kContested);
+    ASSERT_EQ(l.reasons.size(), 1u);
+    EXPECT_TRUE(mentions(l, "score-join: attn/scores"));
+    EXPECT_TRUE(mentions(l, "second export")) << l.reasons[0];
+    EXPECT_TRUE(mentions(l, "third export")) << l.reasons[0];
+    EXPECT_TRUE(mentions(l, "exit code 14")) << l.reasons[0];
+  }
+}
+
+TEST(Legality, OnlyTheKeyJoinWasBuiltUnderW8a16) {
+  EXPECT_EQ(check("roll", {"precision=w8a16"}).compiles, Compiles::kYes);
+  EXPECT_EQ(check("ring", {"precision=w8a16"}, model::LayerType::kFull).compiles, Compiles::kYes);
+  Legality sj = check("score-join", {"precision=w8a16"});
+  EXPECT_EQ(sj.compiles, Compiles::kUnknown);
+  EXPECT_TRUE(mentions(sj, "never tried"));
+  Legality tanh = check("roll", {"gelu=tanh", "precision=w8a16"});
+  EXPECT_EQ(tanh.compiles, Compiles::kUnknown);
+  EXPECT_TRUE(mentions(tanh, "tanh-gelu: mlp/act"));
 }
 
 TEST(Legality, EveryFormCompilesUnderFp16) {
-  Legality l = check("score-join", {"softmax=explicit", "new_score=mul_reducesum", "new_value=broadcast_mul"});
+  Legality l = check("score-join", {"softmax=explicit", "new_score=mul_reducesum", "new_value=broadcast_mul", "gelu=tanh"});
   EXPECT_EQ(l.compiles, Compiles::kYes);
   EXPECT_TRUE(l.reasons.empty());
 }
@@ -59,8 +87,33 @@ TEST(Legality, NeverTriedW8a16FormsAreUnknown) {
     EXPECT_EQ(l.compiles, Compiles::kUnknown) << set;
     EXPECT_TRUE(mentions(l, "never tried")) << set;
   }
-  // A failing form wins over an unknown one.
-  EXPECT_EQ(check("score-join", {"softmax=explicit", "precision=w4a16"}).compiles, Compiles::kNo);
+  // A failing form wins over a contested one, and its reason comes first.
+  Legality l = check("score-join", {"softmax=explicit", "precision=w4a16"});
+  EXPECT_EQ(l.compiles, Compiles::kNo);
+  ASSERT_EQ(l.reasons.size(), 2u);
+  EXPECT_NE(l.reasons[0].find("explicit-softmax"), std::string::npos) << l.reasons[0];
+}
+
+TEST(Legality, CombiningRecords) {
+  Record ok{Compiles::kYes, 0, "a", "x"}, fail{Compiles::kNo, 14, "b", "y"};
+  EXPECT_EQ(combine({}), Compiles::kUnknown);
+  EXPECT_EQ(combine({ok, ok}), Compiles::kYes);
+  EXPECT_EQ(combine({fail}), Compiles::kNo);
+  EXPECT_EQ(combine({ok, fail}), Compiles::kContested);
+  EXPECT_EQ(worse(Compiles::kContested, Compiles::kUnknown), Compiles::kContested);
+  EXPECT_EQ(worse(Compiles::kContested, Compiles::kNo), Compiles::kNo);
+  EXPECT_EQ(worse(Compiles::kYes, Compiles::kUnknown), Compiles::kUnknown);
+  EXPECT_EQ(describe(fail), "fail, converter exit code 14 (b: y)");
+}
+
+TEST(Legality, MissingDefaultsAreUnknown) {
+  RuleSet rs = load_rules_text("version: 2\ndefaults: {fp16: {result: ok, source: s, evidence: e}}\nforms: []\n", "r.yaml");
+  static const model::ModelSpec m = model::load_model("spark-x2.5-1.7b");
+  model::LayerGraph g = model::build_layer_graph(m.layer(model::LayerType::kSliding, 4096), model::parse_variant("roll", {"precision=w8a16"}));
+  Legality l = check_legality(rs, g, lower(g));
+  EXPECT_EQ(l.compiles, Compiles::kUnknown);
+  ASSERT_EQ(l.reasons.size(), 1u);
+  EXPECT_NE(l.reasons[0].find("defaults"), std::string::npos);
 }
 
 TEST(Legality, BroadcastStructure) {
@@ -81,12 +134,20 @@ TEST(Legality, BroadcastStructure) {
 
 TEST(Legality, BadRulesFileNamesTheKey) {
   try {
-    load_rules_text("version: 1\ndefault: {result: ok, evidence: x}\nforms:\n  - {id: a, description: d, match: {kind: Mull}, outcomes: {w4a16: {result: fail, evidence: e}}}\n",
+    load_rules_text("version: 2\ndefaults: {fp16: {result: ok, source: s, evidence: x}}\nforms:\n  - {id: a, description: d, match: {kind: Mull}, records: [{precision: w4a16, result: fail, source: s, evidence: e}]}\n",
                     "rules.yaml");
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("rules.yaml:4:"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("unknown op kind 'Mull'"), std::string::npos) << e.what();
+  }
+  try {
+    load_rules_text("version: 2\ndefaults: {}\nforms:\n  - {id: a, description: d, match: {kind: Mul}, records: [{precision: w4a16, result: contested, source: s, evidence: e}]}\n",
+                    "rules.yaml");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("rules.yaml:4:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("must be ok or fail"), std::string::npos) << e.what();
   }
 }
 
