@@ -61,6 +61,18 @@ void print_choices_table(std::ostream& out, const ContextAnswer& a) {
   }
   t.print(out);
   for (const auto& c : a.choices) out << "  " << model::to_string(c.layer) << ": " << c.why << "\n";
+  for (const auto& c : a.choices) {
+    int n = a.comparison.step.layers.count(c.layer) ? a.comparison.step.layers.at(c.layer) : 0;
+    for (const auto& u : c.untested) {
+      const auto& l = u.candidate.eval.prediction.legality;
+      out << "  untested (" << model::to_string(c.layer) << "): " << short_name(u.candidate.eval.variant)
+          << " would save " << fmt(u.saving_ms * n) << " ms per step (" << fmt(u.saving_ms) << " ms x " << n
+          << " layers, P faster = " << fmt(u.candidate.p_faster_than_chosen, 2) << ") if it compiles; compiles: "
+          << costmodel::to_string(l.compiles) << "\n";
+      for (const auto& r : l.reasons) out << "      " << r << "\n";
+      out << "      settle with " << u.settle << "\n";
+    }
+  }
 }
 
 void print_comparison_line(std::ostream& out, const explorer::Comparison& c) {
@@ -113,6 +125,22 @@ void write_choice_json(JsonWriter& w, const explorer::Choice& c) {
     w.field("variant_key", t.eval.variant.key());
     w.field("latency_ms", t.eval.prediction.latency_ms);
     w.field("p_faster_than_chosen", t.p_faster_than_chosen);
+    w.end_object();
+  }
+  w.end_array();
+  w.field("chose_untested", c.chose_untested);
+  w.key("untested").begin_array();
+  for (const auto& u : c.untested) {
+    const auto& k = u.candidate;
+    w.begin_object();
+    w.field("name", short_name(k.eval.variant));
+    w.field("variant_key", k.eval.variant.key());
+    w.field("compiles", costmodel::to_string(k.eval.prediction.legality.compiles));
+    w.field("reasons", k.eval.prediction.legality.reasons);
+    w.field("latency_ms", k.eval.prediction.latency_ms);
+    w.field("saving_ms_per_layer", u.saving_ms);
+    w.field("p_faster_than_chosen", k.p_faster_than_chosen);
+    w.field("settle", u.settle);
     w.end_object();
   }
   w.end_array();

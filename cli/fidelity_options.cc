@@ -55,6 +55,8 @@ void FidelityOptions::add_to(CLI::App& app) {
                  "candidates within this % of the fastest tie with it (a change must earn its place)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 100.0));
+  app.add_flag("--allow-untested", allow_untested,
+               "let candidates whose conversion is unknown or contested win (default: only known-good ones)");
 }
 
 explorer::SelectionPolicy FidelityOptions::policy() const {
@@ -62,6 +64,7 @@ explorer::SelectionPolicy FidelityOptions::policy() const {
   p.fidelity_slack_db = slack_db;
   p.min_gain_fraction = min_gain_pct / 100.0;
   if (min_snr_db > 0) p.min_snr_db = min_snr_db;
+  p.allow_untested = allow_untested;
   return p;
 }
 

@@ -1,5 +1,5 @@
 // The flags of the selection policy: the fidelity floor (--min-snr-db, --fidelity-slack-db,
-// --no-fidelity) and the minimum gain (--min-gain-pct); and the oracle that measures a variant's
+// --no-fidelity), the minimum gain (--min-gain-pct) and --allow-untested; and the oracle that measures a variant's
 // SNR against the float64 reference.
 #pragma once
 #include <CLI/CLI.hpp>
@@ -19,6 +19,7 @@ struct FidelityOptions {
   double min_snr_db = 0.0;  // 0: not set
   int steps = 4;
   double min_gain_pct = 1.0;  // a change must save more than this % of the layer to win a tie
+  bool allow_untested = false;  // unknown / contested conversions may win
   void add_to(CLI::App& app);
   explorer::SelectionPolicy policy() const;
   // The oracle, or nullptr when fidelity is off.

@@ -78,7 +78,8 @@ void add_select_verb(CLI::App& app) {
         explorer::Assignment chosen;
         for (const auto& c : a.choices) chosen[c.layer] = c.chosen.eval.variant;
         written.push_back(out_path(args->out, a.ctx));
-        explorer::write_layout_file(explorer::make_layout_file(ev, m, a.ctx, chosen), written.back());
+        explorer::write_layout_file(explorer::make_layout_file(ev, m, a.ctx, chosen, args->fidelity.allow_untested),
+                                    written.back());
       }
     // 4. Print.
     if (args->json) {

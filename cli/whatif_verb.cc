@@ -86,6 +86,8 @@ void add_whatif_verb(CLI::App& app) {
     }
     auto base_policy = args->fidelity.policy();
     for (auto t : {model::LayerType::kSliding, model::LayerType::kFull}) cur.policy[t] = q.policy[t] = base_policy;
+    // --allow-untested is part of the question: the current choice stays known-good.
+    for (auto& [t, policy] : cur.policy) policy.allow_untested = false;
     for (const auto& s : args->sets) {
       TypedSet ts = parse_typed_set(q.model, s);
       q.policy[ts.type].fixed_axes[ts.axis] = ts.value;
@@ -146,6 +148,13 @@ void add_whatif_verb(CLI::App& app) {
     row("all-roll", cur.answer.comparison.all_roll.ms, q.answer.comparison.all_roll.ms);
     std::cout << "\n";
     s.print(std::cout);
+    // A question that lets untested conversions win says which of its choices are untested.
+    for (const auto& c : q.answer.choices)
+      if (c.chose_untested)
+        std::cout << "question's " << model::to_string(c.layer) << " choice " << short_name(c.chosen.eval.variant)
+                  << " is untested: compiles " << costmodel::to_string(c.chosen.eval.prediction.legality.compiles)
+                  << (c.chosen.eval.prediction.legality.reasons.empty() ? "" : "; " + c.chosen.eval.prediction.legality.reasons[0])
+                  << "\n";
   });
 }
 

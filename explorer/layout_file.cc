@@ -12,8 +12,10 @@
 
 namespace layoutx::explorer {
 
-LayoutFile make_layout_file(Evaluator& ev, const model::ModelSpec& model, int ctx, const Assignment& chosen) {
+LayoutFile make_layout_file(Evaluator& ev, const model::ModelSpec& model, int ctx, const Assignment& chosen,
+                            bool allow_untested) {
   LayoutFile f;
+  f.allow_untested = allow_untested;
   f.model = model.name;
   f.device = ev.predictor().device();
   f.calibration_id = ev.predictor().calibration_id();
@@ -23,7 +25,8 @@ LayoutFile make_layout_file(Evaluator& ev, const model::ModelSpec& model, int ct
     const model::Variant& v = chosen.at(t);
     model::LayerSpec spec = model.layer(t, ctx);
     const Evaluation& e = ev.evaluate(spec, v);
-    LayoutEntry entry{t, v, spec.cache_entries, e.prediction.latency_ms, e.prediction.low_ms, e.prediction.high_ms};
+    LayoutEntry entry{t, v, spec.cache_entries, e.prediction.latency_ms, e.prediction.low_ms, e.prediction.high_ms,
+                      costmodel::to_string(e.prediction.legality.compiles)};
     f.defaults.emplace(t, entry);
     f.layers.push_back(entry);
     f.step_ms += entry.predicted_ms;
@@ -58,6 +61,7 @@ void emit_entry(YAML::Emitter& y, const LayoutEntry& e, bool with_type) {
   y << YAML::Key << "predicted_ms" << YAML::Value << round6(e.predicted_ms);
   y << YAML::Key << "interval_ms" << YAML::Value << YAML::Flow << YAML::BeginSeq << round6(e.low_ms)
     << round6(e.high_ms) << YAML::EndSeq;
+  if (!with_type) y << YAML::Key << "compiles" << YAML::Value << e.compiles;
 }
 
 }  // namespace
@@ -73,6 +77,7 @@ std::string layout_file_yaml(const LayoutFile& f) {
   y << YAML::Key << "precision" << YAML::Value << model::to_string(f.precision);
   y << YAML::Key << "context" << YAML::Value << f.context;
   y << YAML::Key << "step_ms" << YAML::Value << round6(f.step_ms);
+  y << YAML::Key << "allow_untested" << YAML::Value << f.allow_untested;
   y << YAML::Key << "defaults" << YAML::Value << YAML::BeginMap;
   for (const auto& [t, e] : f.defaults) {
     y << YAML::Key << model::to_string(t) << YAML::Value << YAML::BeginMap;
@@ -125,6 +130,10 @@ LayoutEntry read_entry(MapReader& r, ErrorList& errors, model::Precision p, bool
   }
   if (auto n = r.integer("cache_entries", true, 1)) e.cache_entries = static_cast<int>(*n);
   if (auto ms = r.number("predicted_ms", true, 0.0)) e.predicted_ms = *ms;
+  if (auto c = r.string("compiles", false)) {
+    if (*c == "yes" || *c == "unknown" || *c == "contested") e.compiles = *c;
+    else r.error("compiles", "must be yes, unknown or contested, got '" + *c + "'");
+  }
   YAML::Node iv = r.child("interval_ms", false);
   if (iv && iv.IsDefined() && iv.IsSequence() && iv.size() == 2) {
     e.low_ms = iv[0].as<double>();
@@ -155,6 +164,7 @@ LayoutFile read_layout_file(const std::string& path) {
   }
   if (auto c = r.integer("context", true, 2)) f.context = static_cast<int>(*c);
   if (auto s = r.number("step_ms", false, 0.0)) f.step_ms = *s;
+  f.allow_untested = r.boolean("allow_untested", false).value_or(false);
   YAML::Node defaults = r.child("defaults", true);
   if (defaults.IsDefined() && !defaults.IsNull()) {
     MapReader d(path, defaults, "defaults", errors);

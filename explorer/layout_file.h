@@ -18,6 +18,9 @@ struct LayoutEntry {
   int cache_entries = 0;
   double predicted_ms = 0.0;
   double low_ms = 0.0, high_ms = 0.0;
+  // Whether the variant is known to convert at the file's precision (costmodel::Compiles as
+  // text: yes / unknown / contested). Written for the per-type defaults.
+  std::string compiles = "yes";
 };
 
 struct LayoutFile {
@@ -29,11 +32,13 @@ struct LayoutFile {
   std::map<model::LayerType, LayoutEntry> defaults;  // per layer type
   std::vector<LayoutEntry> layers;                   // one per layer index, in order
   double step_ms = 0.0;
+  // The selection let candidates of unknown or contested conversion win (--allow-untested).
+  bool allow_untested = false;
 };
 
 // Builds the file's content from a model, its per-type choices and the context.
 LayoutFile make_layout_file(Evaluator& ev, const model::ModelSpec& model, int ctx,
-                            const Assignment& chosen);
+                            const Assignment& chosen, bool allow_untested = false);
 
 void write_layout_file(const LayoutFile& f, const std::string& path);
 std::string layout_file_yaml(const LayoutFile& f);

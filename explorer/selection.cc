@@ -31,6 +31,16 @@ bool ties(const costmodel::Predictor& pr, const SelectionPolicy& policy, const c
          gap <= policy.min_gain_fraction * std::min(a.latency_ms, b.latency_ms);
 }
 
+bool known_to_convert(const Candidate& k) { return k.eval.prediction.legality.compiles == costmodel::Compiles::kYes; }
+
+// What would settle an untested candidate's conversion: a compile-only job at its precision, and
+// the records (or their absence) that leave it open.
+std::string settle_text(const Candidate& k) {
+  const auto& l = k.eval.prediction.legality;
+  return std::string("a compile-only job of ") + k.eval.variant.key() + " (" +
+         (l.compiles == costmodel::Compiles::kContested ? "its records disagree" : "never tried") + ")";
+}
+
 }  // namespace
 
 double probability_faster(const costmodel::Predictor& pr, const costmodel::Prediction& a,
@@ -93,7 +103,7 @@ Choice select_layer(Evaluator& ev, const model::LayerSpec& layer, model::Precisi
   for (bool only_known : {true, false}) {
     pool.clear();
     for (auto& k : c.candidates)
-      if (k.eligible && (!only_known || k.eval.prediction.legality.compiles == costmodel::Compiles::kYes))
+      if (k.eligible && (!only_known || policy.allow_untested || known_to_convert(k)))
         pool.push_back(&k);
     for (auto* k : pool)
       if (passes(*k)) {
@@ -124,8 +134,10 @@ Choice select_layer(Evaluator& ev, const model::LayerSpec& layer, model::Precisi
     return a->eval.prediction.latency_ms < b->eval.prediction.latency_ms;
   });
   c.chosen = *chosen;
+  const double twin_ms = policy.min_gain_fraction * chosen->eval.prediction.latency_ms;
   for (auto* k : pool)
-    if (k != chosen && passes(*k)) {
+    if (k != chosen && std::abs(k->eval.prediction.latency_ms - chosen->eval.prediction.latency_ms) > twin_ms &&
+        passes(*k)) {
       c.runner_up = *k;
       break;
     }
@@ -152,7 +164,27 @@ Choice select_layer(Evaluator& ev, const model::LayerSpec& layer, model::Precisi
   else if (chosen == fastest) c.why = "fastest; " + std::to_string(tied.size() - 1) + " others tie " + within + ", and none changes fewer axes";
   else c.why = "ties with the fastest " + within + " and changes fewer axes from the incumbent (" +
                std::to_string(chosen->axis_changes) + " vs " + std::to_string(fastest->axis_changes) + ")";
-  if (!known) c.why += "; no candidate is known to convert: chosen among the untried";
+  c.chose_untested = !known_to_convert(c.chosen);
+  if (!known) c.why += "; no candidate is known to convert: chosen among the untested";
+  else if (c.chose_untested) c.why += "; its conversion is untested (" + std::string(costmodel::to_string(c.chosen.eval.prediction.legality.compiles)) + "), allowed by --allow-untested";
+
+  // 6. What was kept out for want of a conversion record, and would be faster by more than the
+  // minimum gain: the three fastest, one of each set of twins.
+  // Each goes through the fidelity floor like any candidate that could win.
+  if (!policy.allow_untested && known)
+    for (auto& k : c.candidates)
+      if (c.untested.size() < 3 && k.eligible && !known_to_convert(k) &&
+          k.eval.prediction.latency_ms < c.chosen.eval.prediction.latency_ms - twin_ms &&
+          std::none_of(c.untested.begin(), c.untested.end(), [&](const Untested& u) {  // one of each set of twins
+            return std::abs(u.candidate.eval.prediction.latency_ms - k.eval.prediction.latency_ms) <= twin_ms;
+          }) &&
+          passes(k)) {
+        Untested u;
+        u.candidate = k;
+        u.saving_ms = c.chosen.eval.prediction.latency_ms - k.eval.prediction.latency_ms;
+        u.settle = settle_text(k);
+        c.untested.push_back(std::move(u));
+      }
   return c;
 }
 

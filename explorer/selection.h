@@ -26,26 +26,41 @@ struct SelectionPolicy {
   // Axes fixed by the question (axis -> value, e.g. {"returns", "window"}): only variants with
   // these values are candidates (whatif --set sliding.returns=window).
   std::map<std::string, std::string> fixed_axes;
+  // Known-good by default: only candidates whose conversion is known (compiles: yes) can win.
+  // With this set, unknown and contested candidates compete too (--allow-untested).
+  bool allow_untested = false;
 };
 
 struct Candidate {
   Evaluation eval;
   int axis_changes = 0;        // from the incumbent
-  bool eligible = false;       // built, predicted, compiles (yes or unknown), meets the fidelity floor
+  bool eligible = false;       // built, predicted, not known to fail, meets the fidelity floor
   std::string excluded_why;    // when not eligible
   double p_faster_than_chosen = 0.0;  // probability it is faster than the chosen one
+};
+
+// A candidate that was not allowed to win because nobody knows whether it converts (compiles:
+// unknown or contested), and that the model predicts faster than the chosen one.
+struct Untested {
+  Candidate candidate;
+  double saving_ms = 0.0;  // chosen latency - its latency, per layer (> 0)
+  std::string settle;      // the measurement that would settle it
 };
 
 struct Choice {
   model::LayerType layer = model::LayerType::kSliding;
   model::Variant incumbent;
   Candidate chosen;
-  std::optional<Candidate> runner_up;  // the fastest eligible candidate other than the chosen
+  // The fastest eligible candidate distinct from the chosen one: not a twin whose latency is
+  // within the policy's minimum gain (the model cannot tell such twins apart; they are in tied).
+  std::optional<Candidate> runner_up;
   double margin_ms = 0.0;              // runner_up latency - chosen latency
   bool tie = false;                    // runner-up and chosen differ by less than the difference's interval
                                        // (or than the policy's minimum gain)
   std::vector<Candidate> tied;         // candidates tied with the fastest
   std::vector<Candidate> candidates;   // all, fastest first; excluded ones carry their reason
+  std::vector<Untested> untested;      // fastest first; only those predicted faster than the chosen
+  bool chose_untested = false;         // the chosen one's conversion is not known (allowed, or nothing known)
   std::string why;                     // one line: why this one
 };
 

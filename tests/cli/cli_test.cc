@@ -53,6 +53,25 @@ TEST(Cli, WhatifAnswersSideBySide) {
   expect_fields(r.out, {"current", "question", "difference"});
 }
 
+TEST(Cli, W4a16ChoosesKnownGoodLayoutsAndListsTheContestedScoreJoin) {
+  Result r = layoutx("select --precision w4a16 --ctx 1024 --no-fidelity");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "untested (sliding): score-join would save")) << r.out;
+  EXPECT_TRUE(has(r.out, "untested (full): score-join would save")) << r.out;
+  EXPECT_TRUE(has(r.out, "if it compiles; compiles: contested")) << r.out;
+  EXPECT_TRUE(has(r.out, "second export")) << r.out;
+  EXPECT_TRUE(has(r.out, "third export")) << r.out;
+  Result j = layoutx("select --precision w4a16 --ctx 1024 --no-fidelity --json");
+  ASSERT_EQ(j.status, 0) << j.out;
+  EXPECT_TRUE(has(j.out, "\"chose_untested\": false")) << j.out;
+  EXPECT_TRUE(has(j.out, "\"untested\": [")) << j.out;
+  EXPECT_TRUE(has(j.out, "\"compiles\": \"contested\"")) << j.out;
+  EXPECT_TRUE(has(r.out, "sliding  21  ring")) << r.out;
+  Result a = layoutx("whatif --precision w4a16 --no-fidelity --allow-untested");
+  ASSERT_EQ(a.status, 0) << a.out;
+  EXPECT_TRUE(has(a.out, "question's sliding choice score-join is untested: compiles contested")) << a.out;
+}
+
 TEST(Cli, BadInputExitsTwoWithAMessage) {
   struct Case {
     const char* args;

@@ -73,6 +73,43 @@ TEST_F(ExplorerTest, SelectionNeverChoosesARefusedVariantAndNamesTheRunnerUp) {
   EXPECT_EQ(c.chosen.eval.variant.returns, model::KvReturn::kNewEntry);
 }
 
+TEST_F(ExplorerTest, UntestedCandidatesDoNotWinButAreListedWithTheirSaving) {
+  // Under the fake predictor the score-space join skips the full cache's Concat: fastest at 4k.
+  const model::LayerSpec full = spark.layer(LayerType::kFull, 4096);
+  Choice open = select_layer(ev, full, Precision::kFp16);
+  ASSERT_EQ(open.chosen.eval.variant.join, model::Join::kScores);
+  EXPECT_TRUE(open.untested.empty());
+
+  predictor.scores_join_outcome = costmodel::Compiles::kContested;
+  Evaluator fresh{predictor};
+  Choice c = select_layer(fresh, full, Precision::kFp16);
+  EXPECT_EQ(c.chosen.eval.variant.join, model::Join::kKeys);
+  EXPECT_FALSE(c.chose_untested);
+  ASSERT_FALSE(c.untested.empty());
+  for (const auto& u : c.untested) {
+    EXPECT_EQ(u.candidate.eval.variant.join, model::Join::kScores);
+    EXPECT_NEAR(u.saving_ms, c.chosen.eval.prediction.latency_ms - u.candidate.eval.prediction.latency_ms, 1e-12);
+    EXPECT_GT(u.saving_ms, 0.01 * c.chosen.eval.prediction.latency_ms);  // more than the minimum gain
+    EXPECT_NE(u.settle.find("records disagree"), std::string::npos) << u.settle;
+  }
+  EXPECT_LE(c.untested.size(), 3u);
+  if (c.runner_up) EXPECT_EQ(c.runner_up->eval.prediction.legality.compiles, costmodel::Compiles::kYes);
+
+  SelectionPolicy allow;
+  allow.allow_untested = true;
+  Choice a = select_layer(fresh, full, Precision::kFp16, allow);
+  EXPECT_EQ(a.chosen.eval.variant, open.chosen.eval.variant);
+  EXPECT_TRUE(a.chose_untested);
+  EXPECT_TRUE(a.untested.empty());
+  EXPECT_NE(a.why.find("--allow-untested"), std::string::npos) << a.why;
+}
+
+TEST_F(ExplorerTest, TheRunnerUpIsNotATwinOfTheChosen) {
+  Choice c = select_layer(ev, spark.layer(LayerType::kSliding, 4096), Precision::kFp16);
+  ASSERT_TRUE(c.runner_up.has_value());
+  EXPECT_GT(std::abs(c.margin_ms), 0.01 * c.chosen.eval.prediction.latency_ms);
+}
+
 TEST_F(ExplorerTest, AmongTiedCandidatesTheFewestAxisChangesWin) {
   predictor.rel_halfwidth = 0.5;  // everything overlaps: a tie among all
   Choice c = select_layer(ev, spark.layer(LayerType::kSliding, 4096), Precision::kFp16);
