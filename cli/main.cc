@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   layoutx::cli::add_select_verb(app);
   layoutx::cli::add_step_verb(app);
   layoutx::cli::add_whatif_verb(app);
+  layoutx::cli::add_next_verb(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

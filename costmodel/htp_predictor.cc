@@ -56,6 +56,17 @@ double HtpPredictor::difference_half_width_ms(const Prediction& a, const Predict
   return calibration_.z * std::sqrt(coef_var_ms2 + model_sd_ms * model_sd_ms);
 }
 
+std::optional<CoefficientBelief> HtpPredictor::belief() const {
+  CoefficientBelief b;
+  const auto n = calibration_.theta.size();
+  b.mean.assign(calibration_.theta.data(), calibration_.theta.data() + n);
+  b.covariance.assign(static_cast<size_t>(n), std::vector<double>(static_cast<size_t>(n)));
+  for (Eigen::Index i = 0; i < n; ++i)
+    for (Eigen::Index j = 0; j < n; ++j) b.covariance[i][j] = calibration_.covariance(i, j);
+  b.noise_rel_sd = calibration_.model_rel_sd;
+  return b;
+}
+
 double HtpPredictor::latency_from_row(const std::vector<double>& row) const {
   return Eigen::Map<const Eigen::VectorXd>(row.data(), static_cast<Eigen::Index>(row.size())).dot(calibration_.theta) / 1e3;
 }

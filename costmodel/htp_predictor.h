@@ -23,6 +23,8 @@ class HtpPredictor : public Predictor {
   // From the posterior covariance of the coefficients on the difference of the two design
   // rows, plus the model's relative error applied to the difference of the two latencies.
   double difference_half_width_ms(const Prediction& a, const Prediction& b) const override;
+  // The calibration's coefficients, their posterior covariance and its model error.
+  std::optional<CoefficientBelief> belief() const override;
   // Latency (ms) of a layer from its cached design row: no graph, no lowering (the explorer's
   // fast path; a dot product with the coefficients).
   double latency_from_row(const std::vector<double>& row) const;

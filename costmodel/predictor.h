@@ -1,6 +1,7 @@
 // The interface between the cost model and everything that asks it (explorer, db, CLI).
 // Small on purpose (style.md: Halide's CostModel.h): build a graph, ask for a Prediction.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,16 @@ struct Prediction {
   std::vector<double> design_row;
 };
 
+// The linear-Gaussian belief behind a calibrated model's predictions, for value-of-information
+// questions (layoutx next): latency_ms = design_row . theta / 1e3 with theta ~ N(mean,
+// covariance) (us units, as the calibration keeps them); a new timing of a layer of latency L
+// is taken to scatter around the model with sd noise_rel_sd * L (the calibration's model error).
+struct CoefficientBelief {
+  std::vector<double> mean;
+  std::vector<std::vector<double>> covariance;  // row-major, mean.size() square
+  double noise_rel_sd = 0.0;
+};
+
 // Predicts a built layer graph. Implementations: the calibrated HTP model (galaxy-s25) and
 // any other device spec + calibration pair.
 class Predictor {
@@ -56,6 +67,8 @@ class Predictor {
   // variants share coefficients, so their errors are correlated and the difference is known
   // better than either latency. Default: the marginal intervals taken as independent.
   virtual double difference_half_width_ms(const Prediction& a, const Prediction& b) const;
+  // The belief over the coefficients, when the model is linear in them; nullopt otherwise.
+  virtual std::optional<CoefficientBelief> belief() const { return std::nullopt; }
 };
 
 }  // namespace layoutx::costmodel

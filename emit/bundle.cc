@@ -116,6 +116,10 @@ def main():
         # A conversion failure is a finding too (device-findings.md: exit code 14 under w4a16);
         # record it with `layoutx ingest` as a compile outcome.
         sys.exit(f"compile job failed: {cjob.url}")
+    if "--compile-only" in sys.argv[1:]:
+        # A legality question (layoutx next): that it converts is the answer.
+        print(f"compiled: {cjob.url}")
+        return
     pjob = hub.submit_profile_job(model=target, device=device, name=job_name + " profile")
     profile = pjob.download_profile()
     PROFILE_OUT.write_text(json.dumps(profile, indent=1))

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <system_error>
@@ -93,6 +94,40 @@ void write_file_atomically(const fs::path& target, std::string_view contents) {
     ::unlink(tmp.c_str());
     throw Error(target.string() + ": cannot replace the file (" + describe_errno(e) + ")");
   }
+}
+
+StagedFolder::StagedFolder(fs::path target) : target_(std::move(target)) {
+  if (!target_.has_filename()) target_ = target_.parent_path();  // "DIR/" names DIR
+  if (target_.empty()) throw Error("output folder is empty");
+  std::error_code ec;
+  if (fs::exists(target_, ec)) {
+    if (!fs::is_directory(target_, ec)) throw Error(target_.string() + ": exists and is not a folder");
+    if (!fs::is_empty(target_, ec)) throw Error(target_.string() + ": folder exists and is not empty");
+  } else {
+    check_file_target(target_);  // its parent exists and is writable
+  }
+  std::string pattern = (folder_of(target_) / ("." + target_.filename().string() + ".XXXXXX")).string();
+  if (!::mkdtemp(pattern.data()))
+    throw Error(target_.string() + ": cannot create a staging folder (" + describe_errno(errno) + ")");
+  staging_ = pattern;
+}
+
+StagedFolder::~StagedFolder() {
+  if (published_) return;
+  std::error_code ec;
+  fs::remove_all(staging_, ec);
+}
+
+void StagedFolder::publish() {
+  std::error_code ec;
+  if (fs::exists(target_, ec)) fs::remove(target_, ec);  // an empty folder (checked when staged)
+  // mkdtemp makes the folder 0700; a published output folder takes the usual umask-derived mode.
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::chmod(staging_.c_str(), 0777 & ~mask);
+  if (::rename(staging_.c_str(), target_.c_str()) != 0)
+    throw Error(target_.string() + ": cannot publish the folder (" + describe_errno(errno) + ")");
+  published_ = true;
 }
 
 }  // namespace layoutx

@@ -21,4 +21,23 @@ void check_file_target(const std::filesystem::path& target);
 // exists and is not a writable folder.
 void ensure_directory(const std::filesystem::path& dir);
 
+// A folder written as a whole: its files are built in a unique staging folder beside the target
+// (mkdtemp), then the staging folder is renamed onto the target, so nothing half-written is ever
+// at the target's path. The target must not exist, or be an empty folder; both throw Error
+// naming the path otherwise. The caller removes the staging folder if it gives up (StagedFolder
+// does that).
+class StagedFolder {
+ public:
+  explicit StagedFolder(std::filesystem::path target);
+  ~StagedFolder();  // removes the staging folder unless published
+  StagedFolder(const StagedFolder&) = delete;
+  StagedFolder& operator=(const StagedFolder&) = delete;
+  const std::filesystem::path& path() const { return staging_; }  // write the contents here
+  void publish();  // renames onto the target
+
+ private:
+  std::filesystem::path target_, staging_;
+  bool published_ = false;
+};
+
 }  // namespace layoutx

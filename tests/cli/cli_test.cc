@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <initializer_list>
 #include <string>
+#include <cstdlib>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -70,6 +72,33 @@ TEST(Cli, W4a16ChoosesKnownGoodLayoutsAndListsTheContestedScoreJoin) {
   Result a = layoutx("whatif --precision w4a16 --no-fidelity --allow-untested");
   ASSERT_EQ(a.status, 0) << a.out;
   EXPECT_TRUE(has(a.out, "question's sliding choice score-join is untested: compiles contested")) << a.out;
+}
+
+TEST(Cli, NextRanksMeasurementsAndWritesTheirBundlesWhole) {
+  char tmpl[] = "/tmp/layoutx-next-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = std::string(tmpl) + "/plan";
+  const std::string tiny = std::string("--model ") + LAYOUTX_TEST_DIR + "/fixtures/numerics/tiny-model.yaml --ctx 64 --no-fidelity";
+  Result r = layoutx("next " + tiny + " --budget 2 --out " + dir);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "value ms/step")) << r.out;
+  for (const char* f : {"/plan.yaml", "/submit_all.sh"}) EXPECT_EQ(access((dir + f).c_str(), R_OK), 0) << f;
+  EXPECT_EQ(access((dir + "/01-timing-full-roll/job.yaml").c_str(), R_OK), 0) << r.out;
+  // Bad input: exit 2 with a message, nothing written.
+  struct Case {
+    std::string args, message;
+  } cases[] = {
+      {"--budget 0", "--budget: Value 0 not in range"},
+      {"--budget 999", "--budget: 999 is more than the"},
+      {"--budget 1 --out " + dir, "folder exists and is not empty"},
+      {"--budget 1 --out /proc/layoutx-nope/plan", "/proc/layoutx-nope/plan"},
+  };
+  for (const auto& c : cases) {
+    Result b = layoutx("next " + tiny + " " + c.args);
+    EXPECT_EQ(b.status, 2) << c.args << "\n" << b.out;
+    EXPECT_TRUE(has(b.out, c.message)) << c.args << "\n" << b.out;
+  }
+  std::system(("rm -rf " + std::string(tmpl)).c_str());
 }
 
 TEST(Cli, BadInputExitsTwoWithAMessage) {

@@ -1,0 +1,212 @@
+// layoutx next: the measurements that would most improve the open decisions (select's, at the
+// same precision and contexts), ranked by their expected value under the cost model's belief,
+// with the device job bundles of the top N written into one folder.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli/choice_output.h"
+#include "cli/fidelity_options.h"
+#include "cli/predictor_options.h"
+#include "cli/table.h"
+#include "cli/verbs.h"
+#include "costmodel/htp_predictor.h"
+#include "costmodel/measurements.h"
+#include "emit/bundle.h"
+#include "explorer/measurement_plan.h"
+#include "model/builder.h"
+#include "model/model_loader.h"
+#include "model/numerics/weights.h"
+#include "support/atomic_file.h"
+#include "support/error.h"
+#include "support/json_writer.h"
+#include "support/paths.h"
+
+namespace layoutx::cli {
+
+namespace {
+namespace fs = std::filesystem;
+using explorer::PlannedMeasurement;
+
+struct NextArgs {
+  std::string model = model::kDefaultModel;
+  PredictorOptions predictor;
+  FidelityOptions fidelity;
+  std::string precision = "w4a16";
+  std::vector<int> ctxs{4096};
+  int budget = 3;
+  std::string out;
+  uint64_t seed = 1;
+  bool json = false;
+};
+
+// What one planned measurement became in the folder.
+struct Written {
+  std::string dir;     // relative to the plan folder
+  std::string submit;  // the command that runs it
+  std::string ingest;  // what to do with what comes back
+};
+
+// What a measurement settles, in words.
+std::string settles(const PlannedMeasurement& m) {
+  if (m.kind == PlannedMeasurement::Kind::kCompileOnly)
+    return "the legality of " + m.legality_question + ", for " + std::to_string(m.graphs_sharing) +
+           (m.graphs_sharing == 1 ? " graph" : " graphs") + " that would be faster";
+  if (!m.current || !m.alternative || m.p_choice_changes < 0.005)
+    return "no decision is likely to change (P < 0.005): it would only sharpen intervals";
+  return m.decision + ": " + short_name(*m.current) + " or " + short_name(*m.alternative) + " (P it changes to " +
+         short_name(*m.alternative) + " = " + fmt(m.p_alternative, 2) + ")";
+}
+
+std::string slug(const PlannedMeasurement& m, size_t rank) {
+  char n[8];
+  std::snprintf(n, sizeof n, "%02zu", rank + 1);
+  std::string name = short_name(m.variant);
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return std::string(n) + "-" + to_string(m.kind) + "-" + model::to_string(m.layer.type) + "-" + name;
+}
+
+// Writes the top measurements' bundles, plan.yaml and submit_all.sh into `staging`.
+std::vector<Written> write_plan(const fs::path& staging, const std::vector<PlannedMeasurement>& top,
+                                const model::ModelSpec& m, const costmodel::Predictor& pr, uint64_t seed) {
+  std::vector<Written> done;
+  std::ostringstream plan, submit;
+  plan << "# layoutx next: the measurements that would most improve the open decisions, most valuable first.\n"
+       << "# value_ms_per_step: expected reduction of the decode step's latency after the measurement\n"
+       << "# (knowledge gradient for timings; P(compiles) x saving for compile-only checks).\n"
+       << "schema: layoutx-plan/1\nmodel: " << m.name << "\ndevice: " << pr.device() << "\ncalibration_id: "
+       << pr.calibration_id() << "\nmeasurements:\n";
+  submit << "#!/usr/bin/env bash\n# Submits every job of plan.yaml through Qualcomm AI Hub (needs qai_hub and an account).\n"
+         << "# After each, run the line plan.yaml gives under `ingest`.\nset -euo pipefail\ncd \"$(dirname \"$0\")\"\n";
+  for (size_t i = 0; i < top.size(); ++i) {
+    const auto& t = top[i];
+    Written w;
+    w.dir = slug(t, i);
+    const model::LayerGraph g = model::build_layer_graph(t.layer, t.variant);
+    emit::BundleOptions opt;
+    opt.model_name = m.name;
+    opt.seed = seed;
+    opt.weights_description = "seeded: " + std::to_string(seed);
+    emit::write_bundle(g, model::numerics::seeded_weights(t.layer, seed), (staging / w.dir).string(), opt);
+    const bool timing = t.kind == PlannedMeasurement::Kind::kTiming;
+    w.submit = "python3 " + w.dir + "/submit_aihub.py" + (timing ? "" : " --compile-only");
+    w.ingest = timing ? "cd " + w.dir + " && " + emit::ingest_command(g, opt, "profile_aihub.json")
+                      : "add the outcome (ok, or fail with the converter's exit code) as a record of the form to "
+                        "configs/rules/qnn-htp.yaml";
+    submit << "echo '== " << w.dir << "'\n" << w.submit << "\n";
+    plan << "  - rank: " << i + 1 << "\n    kind: " << to_string(t.kind) << "\n    variant_key: \"" << t.variant.key()
+         << "\"\n    layer: " << model::to_string(t.layer.type) << "\n    ctx: " << t.ctx
+         << "\n    cache_entries: " << t.layer.cache_entries << "\n    predicted_ms: " << fmt(t.predicted_ms, 6)
+         << "\n    value_ms_per_step: " << fmt(t.value_ms, 6) << "\n    p_choice_changes: " << fmt(t.p_choice_changes, 4)
+         << "\n    settles: \"" << settles(t) << "\"\n    bundle: " << w.dir << "\n    submit: \"" << w.submit
+         << "\"\n    ingest: \"" << w.ingest << "\"\n";
+    done.push_back(std::move(w));
+  }
+  write_file_atomically(staging / "plan.yaml", plan.str());
+  write_file_atomically(staging / "submit_all.sh", submit.str());
+  fs::permissions(staging / "submit_all.sh", fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                  fs::perm_options::add);
+  return done;
+}
+
+}  // namespace
+
+void add_next_verb(CLI::App& app) {
+  auto args = std::make_shared<NextArgs>();
+  auto* sub = app.add_subcommand("next", "rank the measurements that would most improve the open layout decisions");
+  sub->add_option("--model", args->model, "model: a shipped name, a .yaml spec or a HF config.json")->capture_default_str();
+  args->predictor.add_to(*sub);
+  args->fidelity.add_to(*sub);
+  sub->add_option("--precision", args->precision, "fp16, w8a16 or w4a16")->capture_default_str();
+  sub->add_option("--ctx", args->ctxs, "context length(s) in tokens (repeatable)")->capture_default_str();
+  sub->add_option("--budget", args->budget, "how many measurements to plan (and bundle with --out)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  sub->add_option("--out", args->out, "write the top measurements' job bundles, plan.yaml and submit_all.sh here (a new or empty folder)");
+  sub->add_option("--seed", args->seed, "seed of the bundles' weights and calibration inputs")->capture_default_str();
+  sub->add_flag("--json", args->json, "print one JSON document");
+  sub->callback([args] {
+    // 1. The question, and the output folder checked before any work.
+    model::ModelSpec m = model::load_model(args->model);
+    model::Precision p = model::parse_precision(args->precision);
+    std::optional<StagedFolder> folder;
+    if (!args->out.empty()) folder.emplace(args->out);
+    auto predictor = args->predictor.load();
+    auto fidelity = args->fidelity.load();
+    explorer::Evaluator ev(*predictor, fidelity.get());
+    // 2. The open decisions: select's choices per context and layer type.
+    std::vector<explorer::Decision> decisions;
+    for (int ctx : args->ctxs) {
+      ContextAnswer a = answer_context(ev, m, ctx, p, same_policy(args->fidelity.policy()));
+      for (auto& c : a.choices) decisions.push_back({ctx, m.count(c.layer), m.layer(c.layer, ctx), std::move(c)});
+    }
+    // 3. Rank every candidate measurement by its value.
+    explorer::PlanOptions options;
+    for (const auto& r : costmodel::load_measurements(config_path(costmodel::kDefaultMeasurements)))
+      if (r.kind == costmodel::MeasurementRecord::Kind::kLayerTime && r.model == m.name)
+        options.already_timed.insert(explorer::graph_key(m.layer(r.layer, r.context), r.variant));
+    auto plan = explorer::plan_measurements(*predictor, decisions, options);
+    if (static_cast<size_t>(args->budget) > plan.size())
+      throw Error("--budget: " + std::to_string(args->budget) + " is more than the " + std::to_string(plan.size()) +
+                  " candidate measurements of these decisions");
+    std::vector<PlannedMeasurement> top(plan.begin(), plan.begin() + args->budget);
+    // 4. The bundles, built in a staging folder and published whole.
+    std::vector<Written> written;
+    if (folder) {
+      written = write_plan(folder->path(), top, m, *predictor, args->seed);
+      folder->publish();
+    }
+    // 5. Print.
+    if (args->json) {
+      JsonWriter w(std::cout);
+      w.begin_object();
+      w.field("model", m.name);
+      w.field("device", predictor->device());
+      w.field("calibration_id", predictor->calibration_id());
+      w.field("precision", model::to_string(p));
+      w.field("candidate_measurements", static_cast<int64_t>(plan.size()));
+      w.key("measurements").begin_array();
+      for (size_t i = 0; i < top.size(); ++i) {
+        const auto& t = top[i];
+        w.begin_object();
+        w.field("rank", static_cast<int64_t>(i + 1));
+        w.field("kind", to_string(t.kind));
+        w.field("variant_key", t.variant.key());
+        w.field("name", short_name(t.variant));
+        w.field("layer", model::to_string(t.layer.type));
+        w.field("ctx", t.ctx);
+        w.field("predicted_ms", t.predicted_ms);
+        w.field("value_ms_per_step", t.value_ms);
+        w.field("p_choice_changes", t.p_choice_changes);
+        w.field("settles", settles(t));
+        if (i < written.size()) w.field("bundle", (fs::path(args->out) / written[i].dir).string());
+        w.end_object();
+      }
+      w.end_array();
+      if (folder) w.field("out", args->out);
+      w.end_object();
+      return;
+    }
+    std::cout << "layoutx next: " << m.name << " on " << predictor->device() << ", calibration "
+              << predictor->calibration_id() << ", " << model::to_string(p) << "; " << plan.size()
+              << " candidate measurements, the " << top.size() << " most valuable:\n"
+              << "value: expected reduction of the decode step after the measurement, ms per step summed over the "
+                 "contexts asked (timings: knowledge gradient under the calibration's belief; compile-only: "
+                 "P(compiles) x the saving)\n\n";
+    Table t({"#", "kind", "layer", "ctx", "variant", "predicted ms", "value ms/step", "P(change)", "settles"});
+    for (size_t i = 0; i < top.size(); ++i)
+      t.add({std::to_string(i + 1), to_string(top[i].kind), model::to_string(top[i].layer.type),
+             std::to_string(top[i].ctx), short_name(top[i].variant), fmt(top[i].predicted_ms),
+             fmt(top[i].value_ms, 4), fmt(top[i].p_choice_changes, 2), settles(top[i])});
+    t.print(std::cout);
+    if (folder) {
+      std::cout << "\nwrote " << args->out << "/: plan.yaml, submit_all.sh";
+      for (const auto& w : written) std::cout << ", " << w.dir << "/";
+      std::cout << "\n";
+    }
+  });
+}
+
+}  // namespace layoutx::cli

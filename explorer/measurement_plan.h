@@ -1,0 +1,81 @@
+// Which measurement would most improve the open decisions (layoutx next): the value of
+// information of each device measurement under the cost model's current belief.
+//
+// The model of the device, the one select's intervals use: the latency of layer graph k is
+// d_k . theta / 1e3 + u_k, with theta ~ N(mean, covariance) the calibrated coefficients and u_k =
+// model_rel_sd * L_k * eta the model's relative error, one eta ~ N(0, 1) shared by every graph (so
+// the error of a difference is model_rel_sd * |L_a - L_b|, as in select's difference interval); a
+// timing observes a graph with a further scatter of timing_rel_sd * L_k. Every quantity a decision
+// looks at is then jointly normal with a new timing, so after the timing each candidate's
+// posterior mean moves along one line in a standard normal z (a_k + b_k z), and the decision
+// taken afterwards is the lowest line.
+//
+// Value of a timing (knowledge gradient): the expected reduction of the step latency of the
+// decisions made after seeing it, E[min_k a_k] - E[min_k (a_k + b_k z)] summed over the
+// decisions (per layer type and context) weighted by their layer counts: ms per step. It is
+// >= 0, and 0 when no decision can change. Value of a compile-only check of an untested
+// candidate: P(it compiles) times the step latency it would save if it then won (its predicted
+// saving over the chosen one, when positive). P(compiles) is a stated prior: 0.5 for contested
+// (two records disagree) and for never tried.
+#pragma once
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "costmodel/predictor.h"
+#include "explorer/selection.h"
+
+namespace layoutx::explorer {
+
+// One open decision: the choice for one layer type at one context, and its layer count.
+struct Decision {
+  int ctx = 0;
+  int count = 0;  // layers of this type in the model
+  model::LayerSpec layer;
+  Choice choice;
+};
+
+struct PlanOptions {
+  // Scatter of a repeated device timing around its own mean (relative). A stated prior: AI Hub
+  // profile jobs report a median over many inferences; a few percent between jobs is assumed.
+  double timing_rel_sd = 0.02;
+  double p_compiles_contested = 0.5;  // stated prior: the records disagree
+  double p_compiles_unknown = 0.5;    // stated prior: never tried
+  // Graphs already timed in the data the belief was fitted on (graph_key): not proposed again.
+  std::set<std::string> already_timed;
+};
+
+// The identity of one graph: the layer's shape and the variant (a sliding layer's graph is the
+// same at every context).
+std::string graph_key(const model::LayerSpec& layer, const model::Variant& v);
+
+struct PlannedMeasurement {
+  enum class Kind { kTiming, kCompileOnly };
+  Kind kind = Kind::kTiming;
+  model::Variant variant;
+  model::LayerSpec layer;  // the layer type and its context / cache
+  int ctx = 0;
+  double predicted_ms = 0;   // the cost model's current figure for it
+  double value_ms = 0;       // expected reduction of the step latency (ms per step, summed over decisions)
+  double p_choice_changes = 0;  // probability that some decision changes after it
+  // What it settles. A timing: the decision it is most likely to change (its label, the current
+  // choice and the alternative it most often changes to, with that probability). A compile-only
+  // check: the legality question (the form and its outcome), which every listed graph shares.
+  std::string decision;      // e.g. "sliding @ ctx 1024"
+  std::optional<model::Variant> current, alternative;
+  double p_alternative = 0;
+  std::string legality_question;  // e.g. "score-join at w4a16 (contested)"
+  int graphs_sharing = 1;         // compile-only: how many listed graphs the outcome decides
+};
+const char* to_string(PlannedMeasurement::Kind k);  // "timing" / "compile-only"
+
+// Every candidate measurement of the decisions, most valuable first (ties: timings before
+// compile checks, then by key). Timings are of candidates known to compile (compiles: yes);
+// compile-only checks of the untested candidates that would be faster. Throws Error when the
+// predictor has no linear belief.
+std::vector<PlannedMeasurement> plan_measurements(const costmodel::Predictor& predictor,
+                                                  const std::vector<Decision>& decisions,
+                                                  const PlanOptions& options = {});
+
+}  // namespace layoutx::explorer
