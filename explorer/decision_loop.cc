@@ -1,0 +1,225 @@
+#include "explorer/decision_loop.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <random>
+#include <sstream>
+
+#include "costmodel/calibration.h"
+#include "costmodel/htp_predictor.h"
+#include "db/costmodel_records.h"
+#include "db/ingest.h"
+#include "db/schema.h"
+#include "explorer/design_space.h"
+#include "explorer/measurement_plan.h"
+#include "explorer/selection.h"
+#include "model/builder.h"
+#include "support/error.h"
+
+namespace layoutx::explorer {
+
+const char* to_string(Strategy s) {
+  switch (s) {
+    case Strategy::kNext: return "next";
+    case Strategy::kRandom: return "random";
+    case Strategy::kGrid: return "grid";
+  }
+  return "?";
+}
+
+namespace {
+namespace fs = std::filesystem;
+
+// The hidden device of one seed.
+struct Truth {
+  Eigen::VectorXd theta;  // us per feature unit, as the calibration keeps them
+};
+
+// Coefficients from the priors: log-normal around each prior with its relative sd (mean = prior),
+// floored at the physical bound.
+Truth draw_truth(const costmodel::DeviceSpec& d, std::mt19937_64& rng) {
+  Truth t;
+  std::normal_distribution<double> n01(0.0, 1.0);
+  t.theta.resize(static_cast<Eigen::Index>(d.coefficients.size()));
+  for (size_t i = 0; i < d.coefficients.size(); ++i) {
+    const auto& c = d.coefficients[i];
+    const double s = std::log1p(c.rel_sd * c.rel_sd) > 0 ? std::sqrt(std::log1p(c.rel_sd * c.rel_sd)) : 0.0;
+    t.theta[static_cast<Eigen::Index>(i)] = std::max(c.min_value, c.prior * std::exp(s * n01(rng) - 0.5 * s * s));
+  }
+  return t;
+}
+
+std::string form_of(const std::string& reason) { return reason.substr(0, reason.find(':')); }
+
+// A predictor whose coefficients are the truth's: its rows are the device spec's, so its
+// latencies are the true ones; its legality is the shipped rules' (the open questions).
+std::unique_ptr<costmodel::HtpPredictor> truth_predictor(const LoopSetup& s, const Truth& t) {
+  costmodel::Calibration c;
+  c.device = s.device.name;
+  c.id = "truth";
+  for (const auto& k : s.device.coefficients) c.names.push_back(k.name);
+  c.theta = t.theta;
+  c.covariance = Eigen::MatrixXd::Zero(t.theta.size(), t.theta.size());
+  return std::make_unique<costmodel::HtpPredictor>(s.device, c, s.rules);
+}
+
+// The truth's hidden outcome of one open legality question: a fair coin, fixed by the seed and
+// the form (the same for every strategy and in whatever order it is asked).
+bool opens(uint64_t seed, const std::string& form) {
+  std::seed_seq seq{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32),
+                    static_cast<uint32_t>(std::hash<std::string>{}(form))};
+  std::mt19937_64 rng(seq);
+  return std::bernoulli_distribution(0.5)(rng);
+}
+
+// Whether the truth converts this graph: known outcomes as the rules say, open forms as drawn.
+bool truly_compiles(const costmodel::Legality& l, uint64_t seed) {
+  if (l.compiles == costmodel::Compiles::kYes) return true;
+  if (l.compiles == costmodel::Compiles::kNo) return false;
+  for (const auto& r : l.reasons) {
+    if (r.find(": no:") != std::string::npos) return false;
+    if (!opens(seed, form_of(r))) return false;
+  }
+  return true;
+}
+
+// A profile as Qualcomm AI Hub returns it (profile-formats.md): the headline and its samples.
+std::string aihub_profile_json(double true_ms, double noise_rel, std::mt19937_64& rng) {
+  std::normal_distribution<double> n01(0.0, 1.0);
+  const double us = true_ms * 1e3 * (1.0 + noise_rel * n01(rng));
+  std::ostringstream o;
+  o << "{\"execution_summary\": {\"estimated_inference_time\": " << std::llround(us) << ", \"all_inference_times\": [";
+  for (int i = 0; i < 5; ++i) o << (i ? ", " : "") << std::llround(us * (1.0 + 0.005 * n01(rng)));
+  o << "]}, \"execution_detail\": []}\n";
+  return o.str();
+}
+
+struct Round {
+  std::vector<Decision> decisions;
+  bool right = true;
+};
+
+}  // namespace
+
+LoopRun run_loop(const LoopSetup& s, uint64_t seed, Strategy strategy) {
+  LoopRun run;
+  run.seed = seed;
+  run.strategy = strategy;
+  std::mt19937_64 truth_rng(seed), device_rng(seed * 7919 + 1), pick_rng(seed * 104729 + static_cast<int>(strategy));
+  Truth truth = draw_truth(s.device, truth_rng);
+  auto oracle = truth_predictor(s, truth);
+  Evaluator truth_ev(*oracle);
+
+  // 1. The first export, measured on the simulated device.
+  std::vector<costmodel::MeasurementRecord> seed_records;
+  for (auto r : s.first_export) {
+    if (r.kind != costmodel::MeasurementRecord::Kind::kLayerTime) continue;
+    const model::LayerGraph g = costmodel::build_graph(r);
+    const double true_ms = oracle->predict(g).latency_ms;
+    r.ms = true_ms * (1.0 + s.timing_noise_rel * std::normal_distribution<double>(0.0, 1.0)(device_rng));
+    r.source = "simulated:" + r.id;
+    seed_records.push_back(r);
+  }
+  // 2. The database the answers are ingested into.
+  const fs::path db_path = fs::path(s.scratch_dir) / ("loop-" + std::to_string(seed) + "-" + to_string(strategy) + ".sqlite");
+  fs::remove(db_path);
+  auto db = db::open_database(db_path.string());
+  costmodel::RuleSet rules = s.rules;
+  std::set<std::string> timed;
+  for (const auto& r : seed_records) timed.insert(graph_key(s.model.layer(r.layer, r.context), r.variant));
+
+  for (int step = 0;; ++step) {
+    // 3. Recalibrate on everything measured so far; re-select.
+    auto records = seed_records;
+    for (auto& r : db::costmodel_records(*db, s.device.name, {})) records.push_back(r);
+    costmodel::Calibration cal = costmodel::calibrate(records, s.device).calibration;
+    costmodel::HtpPredictor predictor(s.device, cal, rules);
+    Evaluator ev(predictor);
+    SelectionPolicy policy;
+    // Right within what one timing can resolve: the device's scatter, or the minimum gain.
+    const double tolerance = std::max(policy.min_gain_fraction, s.timing_noise_rel);
+    Round round;
+    for (int ctx : s.ctxs)
+      for (auto type : {model::LayerType::kSliding, model::LayerType::kFull}) {
+        if (s.model.count(type) == 0) continue;
+        const model::LayerSpec layer = s.model.layer(type, ctx);
+        Choice c = select_layer(ev, layer, s.precision, policy);
+        // 4. Right when the chosen graph converts on the truth and is within `tolerance` of the
+        // truth's fastest graph that converts.
+        double best = 1e300, chosen_true = 0;
+        bool chosen_ok = false;
+        for (const auto& k : c.candidates) {
+          if (k.eval.status != EvalStatus::kOk) continue;
+          const Evaluation& te = truth_ev.evaluate(layer, k.eval.variant);
+          if (!truly_compiles(te.prediction.legality, seed)) continue;
+          best = std::min(best, te.prediction.latency_ms);
+          if (k.eval.variant == c.chosen.eval.variant) chosen_ok = true, chosen_true = te.prediction.latency_ms;
+        }
+        const bool right = chosen_ok && chosen_true <= best * (1.0 + tolerance);
+        if (!right && s.explain)
+          run.log.push_back("  wrong: " + std::string(model::to_string(type)) + " ctx " + std::to_string(ctx) + " chose " +
+                            c.chosen.eval.variant.key() + " true " + std::to_string(chosen_true) + " (ok " +
+                            std::to_string(chosen_ok) + ") best " + std::to_string(best) + "; why " + c.why);
+        round.right = round.right && right;
+        round.decisions.push_back({ctx, s.model.count(type), layer, std::move(c)});
+      }
+    if (round.right) {
+      run.converged = true;
+      run.measurements = step;
+      run.log.push_back("after " + std::to_string(step) + " measurements: every decision is the truth's optimum");
+      return run;
+    }
+    if (step >= s.max_measurements) break;
+    // 5. The strategy picks one of the candidate measurements.
+    PlanOptions opt;
+    opt.already_timed = timed;
+    auto plan = plan_measurements(predictor, round.decisions, opt);
+    if (plan.empty()) {
+      run.log.push_back("no measurement left to take");
+      break;
+    }
+    size_t pick = 0;
+    if (strategy == Strategy::kRandom) {
+      pick = std::uniform_int_distribution<size_t>(0, plan.size() - 1)(pick_rng);
+    } else if (strategy == Strategy::kGrid) {
+      auto order = [](const PlannedMeasurement& m) {
+        return m.variant.key() + "|" + model::to_string(m.layer.type) + "|" + std::to_string(100000000 + m.ctx);
+      };
+      for (size_t i = 1; i < plan.size(); ++i)
+        if (order(plan[i]) < order(plan[pick])) pick = i;
+    }
+    const PlannedMeasurement& m = plan[pick];
+    // 6. The simulated device answers.
+    if (m.kind == PlannedMeasurement::Kind::kTiming) {
+      const double true_ms = truth_ev.evaluate(m.layer, m.variant).prediction.latency_ms;
+      const std::string json = aihub_profile_json(true_ms, s.timing_noise_rel, device_rng);
+      db::IngestContext ctx;
+      ctx.device = s.device.name;
+      ctx.model = s.model.name;
+      ctx.variant = m.variant.key();
+      ctx.layer = model::to_string(m.layer.type);
+      ctx.ctx = m.ctx;
+      db::ingest_text(*db, json, "simulated/" + std::to_string(step) + ".json", ctx);
+      timed.insert(graph_key(m.layer, m.variant));
+      run.log.push_back("timing " + m.variant.key() + " " + ctx.layer + " ctx " + std::to_string(m.ctx) + ": " +
+                        std::to_string(true_ms) + " ms true");
+    } else {
+      const std::string form = m.legality_question.substr(0, m.legality_question.find(" at "));
+      const bool ok = opens(seed, form);
+      for (auto& f : rules.forms)
+        if (f.id == form)
+          f.records[s.precision] = {{ok ? costmodel::Compiles::kYes : costmodel::Compiles::kNo, ok ? 0 : 14,
+                                     "simulated device", "compile-only job"}};
+      run.log.push_back("compile-only " + m.legality_question + ": " + (ok ? "ok" : "fail"));
+    }
+    run.measurements = step + 1;
+  }
+  run.converged = false;
+  run.measurements = s.max_measurements + 1;
+  return run;
+}
+
+}  // namespace layoutx::explorer
