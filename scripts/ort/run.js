@@ -8,6 +8,9 @@
 //       keeps one session open; reads "INPUTS_DIR OUT_DIR" lines on stdin, runs once per line,
 //       answers "ok" or "error <message>" on stdout (layoutx's validation drives a multi-step
 //       history this way and plays the runtime's part for the cache between steps)
+//   node run.js --serve-models [--threads T]
+//       the same for many models: reads "MODEL.onnx INPUTS_DIR OUT_DIR" lines (a session per
+//       model, opened on its first line and kept), answers "ok" or "error <message>"
 //   node run.js --version          prints {"onnxruntime": "<version>"} (availability check)
 //
 // Tensor files (both directions): INPUTS_DIR/tensors.json = {"tensors": [{"name", "file",
@@ -51,6 +54,7 @@ function parseArgs(argv) {
     else if (k === '--no-profile') a.profile = false;
     else if (k === '--job') a.job = next();
     else if (k === '--serve') a.serve = true;
+    else if (k === '--serve-models') a.serveModels = true;
     else if (k === '--version') a.version = true;
     else if (k.startsWith('--')) fail(`unknown option ${k}`);
     else a.positional.push(k);
@@ -179,12 +183,33 @@ async function serve(model, threads) {
   await session.release();
 }
 
+async function serveModels(threads) {
+  const sessions = new Map();
+  const rl = readline.createInterface({ input: process.stdin, terminal: false });
+  for await (const line of rl) {
+    const parts = line.trim().split(/\s+/);
+    if (parts.length === 1 && parts[0] === '') continue;
+    try {
+      if (parts.length !== 3) throw new Error(`expected "MODEL.onnx INPUTS_DIR OUT_DIR", got '${line}'`);
+      if (!sessions.has(parts[0]))
+        sessions.set(parts[0], await ort.InferenceSession.create(parts[0], sessionOptions(threads, undefined)));
+      const results = await sessions.get(parts[0]).run(readTensors(parts[1]));
+      writeTensors(parts[2], results);
+      process.stdout.write('ok\n');
+    } catch (e) {
+      process.stdout.write(`error ${String(e.message).replace(/\s+/g, ' ')}\n`);
+    }
+  }
+  for (const s of sessions.values()) await s.release();
+}
+
 async function main() {
   const a = parseArgs(process.argv.slice(2));
   if (a.version) {
     process.stdout.write(JSON.stringify({ onnxruntime: ort.env.versions.node || ort.env.versions.common }) + '\n');
     return;
   }
+  if (a.serveModels) return serveModels(a.threads);
   if (a.serve) {
     if (a.positional.length !== 1) fail('--serve takes one MODEL.onnx');
     return serve(a.positional[0], a.threads);

@@ -1,0 +1,92 @@
+"""layoutx from Python: each verb of the `layoutx` command line as a function.
+
+``layoutx.select(precision='w4a16', ctx=[4096])`` runs ``layoutx select --precision w4a16
+--ctx 4096 --json`` in process and returns the JSON document as a dict. Keyword arguments are
+the verb's flags with dashes as underscores (``--fidelity-slack-db`` -> ``fidelity_slack_db``);
+a flag that takes no value is a bool; a repeatable flag takes a list (or one value); a
+positional argument (``ingest``'s files) takes a list. Errors raise :class:`layoutx.Error`
+with the command line's message (what ``layoutx`` prints on stderr when it exits 2).
+
+The functions have no logic of their own: the argument list goes to the same app the
+executable runs (cli/app.h). ``layoutx.torch`` holds the PyTorch form of each layer variant.
+"""
+import inspect as _inspect
+import json as _json
+import sys as _sys
+
+from . import _layoutx
+
+__all__ = ["Error", "run"]
+
+
+class Error(Exception):
+    """What the command line reports on exit status 2; str() is its message."""
+
+
+def run(*args):
+    """Runs ``layoutx ARGS...`` in process: returns (exit status, stdout, stderr) as text."""
+    return _layoutx.run([str(a) for a in args])
+
+
+def _python_name(flag):
+    return flag.replace("-", "_")
+
+
+def _arguments(verb, options, kwargs):
+    """The command line of one call: VERB --json, then each keyword argument as its flag."""
+    by_name = {_python_name(o["name"]): o for o in options}
+    args = [verb, "--json"]
+    positionals = []
+    for name, value in kwargs.items():
+        o = by_name.get(name)
+        if o is None:
+            raise TypeError(f"layoutx.{verb}() got an unexpected keyword argument '{name}'")
+        if value is None:
+            continue
+        if o["positional"]:
+            positionals += [str(v) for v in (value if isinstance(value, (list, tuple)) else [value])]
+        elif o["flag"]:
+            if value:
+                args.append("--" + o["name"])
+        else:
+            values = value if isinstance(value, (list, tuple)) else [value]
+            for v in values:
+                args += ["--" + o["name"], str(v)]
+    if positionals:
+        args += ["--"] + positionals
+    return args
+
+
+def _call(verb, options, kwargs):
+    status, out, err = _layoutx.run(_arguments(verb, options, kwargs))
+    if status == 2:
+        raise Error(err.strip())
+    if err:
+        _sys.stderr.write(err)
+    return _json.loads(out)
+
+
+def _make_verb(spec):
+    options = [o for o in spec["options"] if o["name"] != "json"]
+    name = spec["name"]
+
+    def verb(**kwargs):
+        return _call(name, spec["options"], kwargs)
+
+    verb.__name__ = verb.__qualname__ = name.replace("-", "_")
+    verb.__module__ = __name__
+    verb.__doc__ = (
+        f"Runs `layoutx {name} ... --json` in process and returns its document as a dict; "
+        "raises layoutx.Error with the command line's message. Keyword arguments are the flags "
+        "below, dashes as underscores.\n\n" + spec["help"]
+    )
+    verb.__signature__ = _inspect.Signature(
+        [_inspect.Parameter(_python_name(o["name"]), _inspect.Parameter.KEYWORD_ONLY, default=None) for o in options]
+    )
+    return verb
+
+
+for _spec in _layoutx.verbs():
+    globals()[_spec["name"]] = _make_verb(_spec)
+    __all__.append(_spec["name"])
+del _spec
