@@ -90,7 +90,7 @@ class DecodeLayer(nn.Module):
 
     def _rope(self, x, cos, sin):
         # NeoX over the leading r dims: x*cos + rotate_half(x)*sin, rotate_half = [-x2, x1].
-        r, d = self.config.rotary_dims, x.shape[-1]
+        r, d = self.config.rotary_dims, self.config.head_dim
         xr = x[..., :r] if r < d else x
         x1, x2 = xr[..., : r // 2], xr[..., r // 2 : r]
         y = xr * cos + torch.cat([-x2, x1], dim=-1) * sin
