@@ -10,7 +10,6 @@ with the command line's message (what ``layoutx`` prints on stderr when it exits
 The functions have no logic of their own: the argument list goes to the same app the
 executable runs (cli/app.h). ``layoutx.torch`` holds the PyTorch form of each layer variant.
 """
-import inspect as _inspect
 import json as _json
 import sys as _sys
 
@@ -38,9 +37,7 @@ def _arguments(verb, options, kwargs):
     args = [verb, "--json"]
     positionals = []
     for name, value in kwargs.items():
-        o = by_name.get(name)
-        if o is None:
-            raise TypeError(f"layoutx.{verb}() got an unexpected keyword argument '{name}'")
+        o = by_name[name]
         if value is None:
             continue
         if o["positional"]:
@@ -67,21 +64,19 @@ def _call(verb, options, kwargs):
 
 
 def _make_verb(spec):
-    options = [o for o in spec["options"] if o["name"] != "json"]
     name = spec["name"]
-
-    def verb(**kwargs):
-        return _call(name, spec["options"], kwargs)
-
-    verb.__name__ = verb.__qualname__ = name.replace("-", "_")
+    params = [_python_name(o["name"]) for o in spec["options"] if o["name"] != "json"]
+    # A real function with keyword-only parameters (so help() and inspect show the flags),
+    # made from text: building inspect.Signature objects instead costs the import of inspect.
+    source = f"def {name}(*, {', '.join(p + '=None' for p in params)}):\n    return _call(_name, _options, locals())\n"
+    scope = {"_call": _call, "_name": name, "_options": spec["options"]}
+    exec(source, scope)
+    verb = scope[name]
     verb.__module__ = __name__
     verb.__doc__ = (
         f"Runs `layoutx {name} ... --json` in process and returns its document as a dict; "
         "raises layoutx.Error with the command line's message. Keyword arguments are the flags "
         "below, dashes as underscores.\n\n" + spec["help"]
-    )
-    verb.__signature__ = _inspect.Signature(
-        [_inspect.Parameter(_python_name(o["name"]), _inspect.Parameter.KEYWORD_ONLY, default=None) for o in options]
     )
     return verb
 
