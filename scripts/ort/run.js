@@ -165,36 +165,26 @@ async function measure(job) {
   await session.release();
 }
 
+// The serve loop: one run per stdin line, "ok" or "error <message>" per line. `model` fixed
+// (--serve: lines are "INPUTS_DIR OUT_DIR") or null (--serve-models: "MODEL INPUTS_DIR OUT_DIR",
+// a session per model, opened on its first line and kept).
 async function serve(model, threads) {
-  const session = await ort.InferenceSession.create(model, sessionOptions(threads, undefined));
-  const rl = readline.createInterface({ input: process.stdin, terminal: false });
-  for await (const line of rl) {
-    const parts = line.trim().split(/\s+/);
-    if (parts.length === 1 && parts[0] === '') continue;
-    try {
-      if (parts.length !== 2) throw new Error(`expected "INPUTS_DIR OUT_DIR", got '${line}'`);
-      const results = await session.run(readTensors(parts[0]));
-      writeTensors(parts[1], results);
-      process.stdout.write('ok\n');
-    } catch (e) {
-      process.stdout.write(`error ${String(e.message).replace(/\s+/g, ' ')}\n`);
-    }
-  }
-  await session.release();
-}
-
-async function serveModels(threads) {
   const sessions = new Map();
+  const session = async (m) => {
+    if (!sessions.has(m)) sessions.set(m, await ort.InferenceSession.create(m, sessionOptions(threads, undefined)));
+    return sessions.get(m);
+  };
+  if (model) await session(model);
+  const form = model ? 'INPUTS_DIR OUT_DIR' : 'MODEL.onnx INPUTS_DIR OUT_DIR';
   const rl = readline.createInterface({ input: process.stdin, terminal: false });
   for await (const line of rl) {
     const parts = line.trim().split(/\s+/);
     if (parts.length === 1 && parts[0] === '') continue;
     try {
-      if (parts.length !== 3) throw new Error(`expected "MODEL.onnx INPUTS_DIR OUT_DIR", got '${line}'`);
-      if (!sessions.has(parts[0]))
-        sessions.set(parts[0], await ort.InferenceSession.create(parts[0], sessionOptions(threads, undefined)));
-      const results = await sessions.get(parts[0]).run(readTensors(parts[1]));
-      writeTensors(parts[2], results);
+      if (parts.length !== (model ? 2 : 3)) throw new Error(`expected "${form}", got '${line}'`);
+      const [m, inputs, out] = model ? [model, ...parts] : parts;
+      const results = await (await session(m)).run(readTensors(inputs));
+      writeTensors(out, results);
       process.stdout.write('ok\n');
     } catch (e) {
       process.stdout.write(`error ${String(e.message).replace(/\s+/g, ' ')}\n`);
@@ -209,7 +199,7 @@ async function main() {
     process.stdout.write(JSON.stringify({ onnxruntime: ort.env.versions.node || ort.env.versions.common }) + '\n');
     return;
   }
-  if (a.serveModels) return serveModels(a.threads);
+  if (a.serveModels) return serve(null, a.threads);
   if (a.serve) {
     if (a.positional.length !== 1) fail('--serve takes one MODEL.onnx');
     return serve(a.positional[0], a.threads);
