@@ -10,7 +10,7 @@
 //       history this way and plays the runtime's part for the cache between steps)
 //   node run.js --serve-models [--threads T]
 //       the same for many models: reads "MODEL.onnx INPUTS_DIR OUT_DIR" lines (a session per
-//       model, opened on its first line and kept), answers "ok" or "error <message>"
+//       model, kept for the last 4 models used), answers "ok" or "error <message>"
 //   node run.js --version          prints {"onnxruntime": "<version>"} (availability check)
 //
 // Tensor files (both directions): INPUTS_DIR/tensors.json = {"tensors": [{"name", "file",
@@ -167,12 +167,22 @@ async function measure(job) {
 
 // The serve loop: one run per stdin line, "ok" or "error <message>" per line. `model` fixed
 // (--serve: lines are "INPUTS_DIR OUT_DIR") or null (--serve-models: "MODEL INPUTS_DIR OUT_DIR",
-// a session per model, opened on its first line and kept).
+// a session per model, opened on its first line and kept while it is among the last
+// kKeptSessions models used: a model's weights stay in memory as long as its session).
+const kKeptSessions = 4;
 async function serve(model, threads) {
-  const sessions = new Map();
+  const sessions = new Map();  // in order of last use
   const session = async (m) => {
-    if (!sessions.has(m)) sessions.set(m, await ort.InferenceSession.create(m, sessionOptions(threads, undefined)));
-    return sessions.get(m);
+    let s = sessions.get(m);
+    if (s) sessions.delete(m);
+    else s = await ort.InferenceSession.create(m, sessionOptions(threads, undefined));
+    sessions.set(m, s);
+    if (sessions.size > kKeptSessions) {
+      const [oldest, o] = sessions.entries().next().value;
+      sessions.delete(oldest);
+      await o.release();
+    }
+    return s;
   };
   if (model) await session(model);
   const form = model ? 'INPUTS_DIR OUT_DIR' : 'MODEL.onnx INPUTS_DIR OUT_DIR';
