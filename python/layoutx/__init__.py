@@ -5,7 +5,9 @@
 the verb's flags with dashes as underscores (``--fidelity-slack-db`` -> ``fidelity_slack_db``);
 a flag that takes no value is a bool; a repeatable flag takes a list (or one value); a
 positional argument (``ingest``'s files) takes a list. Errors raise :class:`layoutx.Error`
-with the command line's message (what ``layoutx`` prints on stderr when it exits 2).
+with the command line's message (what ``layoutx`` prints on stderr when it exits 2). Exit
+status 1 (``regress`` found a regression) is not an error: the document says so. Calls hold
+the GIL and run one at a time (the app prints to std::cout, redirected for the call).
 
 The functions have no logic of their own: the argument list goes to the same app the
 executable runs (cli/app.h). ``layoutx.torch`` holds the PyTorch form of each layer variant.
