@@ -1,5 +1,6 @@
 """import layoutx against the layoutx executable: the same documents, the same errors, the same
 help. python3 test_verbs.py LAYOUTX_BINARY [unittest args]; the built package on PYTHONPATH."""
+import ast
 import json
 import os
 import pydoc
@@ -137,8 +138,11 @@ class Verbs(unittest.TestCase):
         stub = os.path.join(os.path.dirname(layoutx.__file__), "__init__.pyi")
         with open(stub) as f:
             text = f.read()
+        tree = ast.parse(text)  # valid Python
+        stubbed = {f.name: [a.arg for a in f.args.kwonlyargs] for f in tree.body if isinstance(f, ast.FunctionDef)}
         for spec in layoutx._layoutx.verbs():
-            self.assertIn(f"def {spec['name']}(*, ", text)
+            want = [o["name"].replace("-", "_") for o in spec["options"] if o["name"] != "json"]
+            self.assertEqual(stubbed.get(spec["name"]), want, spec["name"])
 
 
 if __name__ == "__main__":
