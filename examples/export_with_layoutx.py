@@ -38,22 +38,6 @@ def snr_db(ref, x):
     return math.inf if noise == 0 else 10 * math.log10(float(np.sum(ref.astype(np.float64) ** 2)) / noise)
 
 
-def random_checkpoint(path, weight_map, layers, seed):
-    """{layer index: LayerConfig} -> a float32 checkpoint under the map's names (nn.Linear [out,
-    in]); projections N(0, s^2), s = max(0.02, 0.9 / sqrt(fan_in)); norms 1 + N(0, 0.05^2)."""
-    wm = lxt.load_weight_map(weight_map)
-    rng = np.random.default_rng(seed)
-    tensors = {}
-    for index, config in layers.items():
-        for role, shape in config.weight_shapes.items():
-            if role in lxt.PROJECTIONS:
-                a = rng.normal(0.0, max(0.02, 0.9 / math.sqrt(shape[0])), size=shape).astype(np.float32).T
-            else:
-                a = (1.0 + rng.normal(0.0, 0.05, size=shape)).astype(np.float32)
-            tensors[wm["tensors"][role].replace("{i}", str(index))] = a
-    lxt.write_safetensors(path, tensors)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model", default="spark-x2.5-1.7b", help="a shipped model, a .yaml spec or a HF config.json")
@@ -93,7 +77,7 @@ def export(a):
     ckpt = a.weights
     if ckpt is None:
         ckpt = os.path.join(a.out, "random.safetensors")
-        random_checkpoint(ckpt, a.weight_map, {first_index[t]: c for t, c in configs.items()}, seed=1)
+        lxt.write_random_checkpoint(ckpt, a.weight_map, {first_index[t]: c for t, c in configs.items()}, seed=1)
 
     # 4 (first, so step 3 can compare with it). layoutx's own ONNX and job bundle per layer type.
     emitted = layoutx.emit(model=a.model, select=layout_path, out=os.path.join(a.out, "bundle"), weights=ckpt,

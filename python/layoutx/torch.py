@@ -270,6 +270,25 @@ def write_safetensors(path, tensors):
         f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
 
 
+def write_random_checkpoint(path, weight_map, layers, seed):
+    """A float32 checkpoint of random layers for tests and examples (no real weights ship with
+    layoutx): ``layers`` = {layer index: LayerConfig}; tensors under the weight map's names and
+    layout; projections N(0, s^2) with s = max(0.02, 0.9 / sqrt(fan_in)) and norms
+    1 + N(0, 0.05^2), the scales of layoutx's seeded weights (model/numerics/weights.h)."""
+    wm = load_weight_map(weight_map) if isinstance(weight_map, str) else weight_map
+    rng = np.random.default_rng(seed)
+    tensors = {}
+    for index, config in layers.items():
+        for role, shape in config.weight_shapes.items():
+            if role in PROJECTIONS:
+                a = rng.normal(0.0, max(0.02, 0.9 / math.sqrt(shape[0])), size=shape)
+                a = a.T if wm["linear_layout"] == "out_in" else a
+            else:
+                a = 1.0 + rng.normal(0.0, 0.05, size=shape) - wm["norm_offset"]
+            tensors[wm["tensors"][role].replace("{i}", str(index))] = a.astype(np.float32)
+    write_safetensors(path, tensors)
+
+
 def load_weight_map(path):
     """The weight map YAML (configs/models/<model>.weights.yaml): linear_layout, norm_offset,
     tensors {role: name with {i}}."""

@@ -54,19 +54,7 @@ def snr_db(ref, x):
 
 
 def random_checkpoint(path, config, layer_index, seed):
-    """A float32 safetensors checkpoint with one layer's tensors under the weight map's names
-    (nn.Linear [out, in]); projections N(0, s^2), s = max(0.02, 0.9 / sqrt(fan_in)), norms
-    1 + N(0, 0.05^2): the scales of layoutx's seeded weights."""
-    wm = lxt.load_weight_map(WEIGHT_MAP)
-    rng = np.random.default_rng(seed)
-    tensors = {}
-    for role, shape in config.weight_shapes.items():
-        if role in lxt.PROJECTIONS:
-            a = rng.normal(0.0, max(0.02, 0.9 / math.sqrt(shape[0])), size=shape).T  # stored [out, in]
-        else:
-            a = 1.0 + rng.normal(0.0, 0.05, size=shape)
-        tensors[wm["tensors"][role].replace("{i}", str(layer_index))] = a.astype(np.float32)
-    lxt.write_safetensors(path, tensors)
+    lxt.write_random_checkpoint(path, WEIGHT_MAP, {layer_index: config}, seed)
 
 
 def load_sample(bundle_dir, step):
