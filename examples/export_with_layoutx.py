@@ -92,9 +92,7 @@ def export(a):
             # 3. Export, then validate: ORT against the eager layer over a token history (each
             #    side with its own Runtime playing the cache), and against layoutx's ONNX.
             onnx_path = os.path.join(a.out, f"{layer_type}_{layout['defaults'][layer_type]['preset'] or 'custom'}.onnx")
-            example = tuple(lxt.Runtime(config).inputs(torch.zeros(config.hidden)))
-            torch.onnx.export(module, example, onnx_path, input_names=names,
-                              output_names=["hidden_out", "k_out", "v_out"], opset_version=17)
+            module.export_onnx(onnx_path, lxt.Runtime(config).inputs(torch.zeros(config.hidden)))
             tokens = np.random.default_rng(2).standard_normal((a.steps, config.hidden)).astype(np.float32)
             eager_rt, ort_rt = lxt.Runtime(config), lxt.Runtime(config)
             eager, from_ort = [], []

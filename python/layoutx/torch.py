@@ -159,6 +159,15 @@ class DecodeLayer(nn.Module):
         names = ["hidden_in", "k_cache", "v_cache", "mask"]
         return names + (["rope_cos", "rope_sin"] if self.config.rotary_dims > 0 else [])
 
+    OUTPUT_NAMES = ("hidden_out", "k_out", "v_out")
+
+    def export_onnx(self, path, example):
+        """torch.onnx.export with the emitted ONNX's input and output names, opset 17 (the one
+        layoutx emits); ``example``: one step's inputs in forward's order (Runtime.inputs)."""
+        example = tuple(torch.as_tensor(x, dtype=torch.float32) for x in example)
+        torch.onnx.export(self, example, path, input_names=self.input_names(), output_names=list(self.OUTPUT_NAMES),
+                          opset_version=17)
+
 
 class Runtime:
     """The cache around one layer over a token history, as the device runtime keeps it.

@@ -99,9 +99,7 @@ def check_variant(model, layer, ctx, variant_key, steps, ckpt, layer_index, work
     if ort is not None:
         exported = os.path.join(work, "torch.onnx")
         sample0, _ = load_sample(bundle["dir"], 0)
-        example = tuple(torch.from_numpy(sample0[n]) for n in names)
-        torch.onnx.export(module, example, exported, input_names=names, output_names=["hidden_out", "k_out", "v_out"],
-                          opset_version=17)
+        module.export_onnx(exported, [sample0[n] for n in names])
         a, b = [], []
         for t in onnx_steps:
             sample, _ = load_sample(bundle["dir"], t)

@@ -105,5 +105,24 @@ class Parity(unittest.TestCase):
                 ref.append(expected["hidden_out"]); got.append(y.numpy())
         self.assertLess(parity.snr_db(np.concatenate(ref), np.concatenate(got)), 60.0)
 
+    def test_a_wrong_export_fails(self):
+        # The ONNX comparison can fail: the tanh GELU form exported, against layoutx's erf ONNX.
+        if self.ort is None:
+            self.skipTest(self.ort_reason)
+        work = os.path.join(self.work, "wrong_onnx")
+        doc = layoutx.emit(model=MODEL, layer=LAYER, ctx=CTX, layout="ring", out=work, weights=self.ckpt,
+                           weight_map=parity.WEIGHT_MAP, layer_index=self.layer_index, calibration_samples=2)
+        wrong = lxt.LayerConfig.of(model=MODEL, layer=LAYER, ctx=CTX, layout="ring", set=["gelu=tanh"])
+        module = lxt.DecodeLayer(wrong, lxt.load_safetensors(self.ckpt, parity.WEIGHT_MAP, self.layer_index))
+        sample, _ = parity.load_sample(doc["bundles"][0]["dir"], 1)
+        names = module.input_names()
+        exported = os.path.join(work, "wrong.onnx")
+        module.export_onnx(exported, [sample[n] for n in names])
+        feeds = {n: sample[n] for n in names}
+        theirs = self.ort.run(doc["bundles"][0]["onnx"], feeds)["hidden_out"]
+        mine = self.ort.run(exported, feeds)["hidden_out"]
+        self.assertLess(parity.snr_db(theirs, mine), 100.0)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=1)
