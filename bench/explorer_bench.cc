@@ -3,13 +3,10 @@
 // as a whole new process (exec, dynamic loading, configs, selection, output). Report medians:
 // machines are shared.
 #include <benchmark/benchmark.h>
-#include <spawn.h>
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>  // environ
 
 #include <sstream>
 
+#include "bench/process_loop.h"
 #include "costmodel/htp_predictor.h"
 #include "explorer/composition.h"
 #include "explorer/design_space.h"
@@ -113,21 +110,7 @@ BENCHMARK(BM_WhatifCold)->Unit(benchmark::kMillisecond);
 // `layoutx whatif --no-fidelity --precision w8a16`, output to /dev/null. The target (< 50 ms)
 // is for this one; fidelity is a separate, costlier oracle.
 void BM_WhatifProcess(benchmark::State& state) {
-  const char* argv[] = {LAYOUTX_BINARY, "whatif", "--no-fidelity", "--precision", "w8a16", nullptr};
-  posix_spawn_file_actions_t quiet;
-  posix_spawn_file_actions_init(&quiet);
-  posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&quiet, 2, "/dev/null", O_WRONLY, 0);
-  for (auto _ : state) {
-    pid_t pid;
-    int status = 0;
-    if (posix_spawn(&pid, argv[0], &quiet, nullptr, const_cast<char* const*>(argv), environ) != 0 ||
-        waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      state.SkipWithError("layoutx whatif did not run or exited non-zero");
-      break;
-    }
-  }
-  posix_spawn_file_actions_destroy(&quiet);
+  bench::run_process_loop(state, {LAYOUTX_BINARY, "whatif", "--no-fidelity", "--precision", "w8a16"});
 }
 BENCHMARK(BM_WhatifProcess)->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(11)->ReportAggregatesOnly(true);
 

@@ -78,7 +78,10 @@ std::vector<Job> jobs_of(const EmitArgs& a) {
   }
   // Every layer type's chosen variant, at the layout's context and precision.
   auto f = explorer::read_layout_file(a.select);
-  auto m = model::load_model(f.model);
+  // The layout names its model; --model may give that model's spec file (a .yaml or config.json
+  // whose name is the layout's), since a name alone finds only the shipped models.
+  model::ModelSpec given = model::load_model(a.layer.model);
+  auto m = given.name == f.model ? given : model::load_model(f.model);
   for (const auto& [type, entry] : f.defaults)
     jobs.push_back({m, m.layer(type, f.context), entry.variant, (fs::path(a.out) / model::to_string(type)).string()});
   if (jobs.empty()) throw Error(a.select + ": the layout has no per-type defaults to emit");

@@ -7,6 +7,7 @@
 #include "cli/verbs.h"
 #include "model/analysis.h"
 #include "model/builder.h"
+#include "model/numerics/runtime.h"
 #include "support/json_writer.h"
 
 namespace layoutx::cli {
@@ -25,6 +26,25 @@ std::string operand_names(const model::LayerGraph& g, model::Vertex v) {
   return s;
 }
 
+// What a runtime or a PyTorch form of the layer needs beyond the ops (layoutx.torch reads it).
+void write_layer_spec_json(JsonWriter& w, const model::LayerGraph& g) {
+  const auto& L = g.layer;
+  w.key("layer_spec").begin_object();
+  w.field("hidden", L.hidden);
+  w.field("intermediate", L.intermediate);
+  w.field("heads", L.heads);
+  w.field("kv_heads", L.kv_heads);
+  w.field("head_dim", L.head_dim);
+  w.field("window", L.window);
+  w.field("rope_theta", L.rope.theta);
+  w.field("rotary_dims", L.rope.rotary_dims);
+  w.field("rms_eps", L.rms_eps);
+  w.field("activation", model::to_string(L.activation));
+  w.field("head_gate", L.head_gate);
+  w.field("mask_value", model::numerics::default_mask_value(g.variant.precision));  // unwritten cache slot
+  w.end_object();
+}
+
 void print_json(const model::LayerGraph& g, const std::vector<model::OpStats>& st, const model::GraphTotals& t) {
   JsonWriter w(std::cout);
   w.begin_object();
@@ -35,6 +55,7 @@ void print_json(const model::LayerGraph& g, const std::vector<model::OpStats>& s
   w.field("cache_entries", g.layer.cache_entries);
   w.field("rotary_dims", g.layer.rope.rotary_dims);
   w.field("precision", model::to_string(g.variant.precision));
+  write_layer_spec_json(w, g);
   w.key("ops").begin_array();
   for (auto v : g.topological_order()) {
     const auto& n = g.op(v);

@@ -1,41 +1,10 @@
-// layoutx: the executable only wires the verbs; each verb reads as the pipeline it runs.
+// layoutx: the executable only runs the app (cli/app.h); each verb reads as the pipeline it runs.
 // Exit status: 0 success, 1 a verb's negative finding (e.g. regress found a regression),
 // 2 an error (message on stderr naming the file, line or key, and what is wrong).
-#include <CLI/CLI.hpp>
-
 #include <iostream>
 
-#include "cli/verbs.h"
-#include "support/error.h"
-
-int& layoutx::cli::verb_exit_status() {
-  static int status = 0;
-  return status;
-}
+#include "cli/app.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"layoutx: design-space explorer and cost model for LLM decode steps on the Hexagon NPU"};
-  app.require_subcommand(1);
-  layoutx::cli::add_graph_verb(app);
-  layoutx::cli::add_emit_verb(app);
-  layoutx::cli::add_measure_verb(app);
-  layoutx::cli::add_ingest_verb(app);
-  layoutx::cli::add_regress_verb(app);
-  layoutx::cli::add_report_verb(app);
-  layoutx::cli::add_parity_verb(app);
-  layoutx::cli::add_predict_verb(app);
-  layoutx::cli::add_calibrate_verb(app);
-  layoutx::cli::add_select_verb(app);
-  layoutx::cli::add_step_verb(app);
-  layoutx::cli::add_whatif_verb(app);
-  layoutx::cli::add_next_verb(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  } catch (const layoutx::Error& e) {
-    std::cerr << "layoutx: error: " << e.what() << "\n";
-    return 2;
-  }
-  return layoutx::cli::verb_exit_status();
+  return layoutx::cli::run_layoutx(std::vector<std::string>(argv + 1, argv + argc), std::cout, std::cerr);
 }

@@ -236,6 +236,12 @@ BundleFiles write_bundle(const model::LayerGraph& g, const model::numerics::Laye
       line += (line.empty() ? "" : " ") + in.name + ":=calibration/" + sub + "/" + in.name + ".bin";
     }
     input_list += line + "\n";
+    // The executor's outputs of the step (float32): what a device or PyTorch run of the same
+    // inputs should hand back; expected/<output>.npy and .bin + tensors.json.
+    TensorMap expected;
+    for (const auto& [n, t] : steps[s].outputs) expected[n] = Tensor{t.shape, t.data};
+    write_tensors((sdir / "expected").string(), expected);
+    for (const auto& [n, t] : expected) write_npy((sdir / "expected" / (n + ".npy")).string(), t);
     files.calibration.push_back(sdir.string());
   }
   write_text(fs::path(dir) / "calibration" / "input_list.txt", input_list);

@@ -3,7 +3,8 @@
 //   <name>.onnx         the layer graph (float32; see README "Emitted ONNX")
 //   job.yaml            variant key, precision, layer type, ctx, device, I/O specs, the ingest line
 //   calibration/        per-step graph inputs from the runtime simulation: sample_NNN/<input>.npy
-//                       (AI Hub's client) and .bin raw float32 + tensors.json; input_list.txt (QNN)
+//                       (AI Hub's client) and .bin raw float32 + tensors.json; input_list.txt (QNN);
+//                       sample_NNN/expected/: the executor's outputs of that step (same formats)
 //   submit_aihub.py     Qualcomm AI Hub: upload, quantize (w8a16/w4a16), compile to a QNN context
 //                       binary, profile on the S25, download the profile JSON
 //   qnn_sdk.sh          the same with the QNN SDK's command-line tools

@@ -8,6 +8,9 @@
 //       keeps one session open; reads "INPUTS_DIR OUT_DIR" lines on stdin, runs once per line,
 //       answers "ok" or "error <message>" on stdout (layoutx's validation drives a multi-step
 //       history this way and plays the runtime's part for the cache between steps)
+//   node run.js --serve-models [--threads T]
+//       the same for many models: reads "MODEL.onnx INPUTS_DIR OUT_DIR" lines (a session per
+//       model, kept for the last 4 models used), answers "ok" or "error <message>"
 //   node run.js --version          prints {"onnxruntime": "<version>"} (availability check)
 //
 // Tensor files (both directions): INPUTS_DIR/tensors.json = {"tensors": [{"name", "file",
@@ -51,6 +54,7 @@ function parseArgs(argv) {
     else if (k === '--no-profile') a.profile = false;
     else if (k === '--job') a.job = next();
     else if (k === '--serve') a.serve = true;
+    else if (k === '--serve-models') a.serveModels = true;
     else if (k === '--version') a.version = true;
     else if (k.startsWith('--')) fail(`unknown option ${k}`);
     else a.positional.push(k);
@@ -161,22 +165,42 @@ async function measure(job) {
   await session.release();
 }
 
+// The serve loop: one run per stdin line, "ok" or "error <message>" per line. `model` fixed
+// (--serve: lines are "INPUTS_DIR OUT_DIR") or null (--serve-models: "MODEL INPUTS_DIR OUT_DIR",
+// a session per model, opened on its first line and kept while it is among the last
+// kKeptSessions models used: a model's weights stay in memory as long as its session).
+const kKeptSessions = 4;
 async function serve(model, threads) {
-  const session = await ort.InferenceSession.create(model, sessionOptions(threads, undefined));
+  const sessions = new Map();  // in order of last use
+  const session = async (m) => {
+    let s = sessions.get(m);
+    if (s) sessions.delete(m);
+    else s = await ort.InferenceSession.create(m, sessionOptions(threads, undefined));
+    sessions.set(m, s);
+    if (sessions.size > kKeptSessions) {
+      const [oldest, o] = sessions.entries().next().value;
+      sessions.delete(oldest);
+      await o.release();
+    }
+    return s;
+  };
+  if (model) await session(model);
+  const form = model ? 'INPUTS_DIR OUT_DIR' : 'MODEL.onnx INPUTS_DIR OUT_DIR';
   const rl = readline.createInterface({ input: process.stdin, terminal: false });
   for await (const line of rl) {
     const parts = line.trim().split(/\s+/);
     if (parts.length === 1 && parts[0] === '') continue;
     try {
-      if (parts.length !== 2) throw new Error(`expected "INPUTS_DIR OUT_DIR", got '${line}'`);
-      const results = await session.run(readTensors(parts[0]));
-      writeTensors(parts[1], results);
+      if (parts.length !== (model ? 2 : 3)) throw new Error(`expected "${form}", got '${line}'`);
+      const [m, inputs, out] = model ? [model, ...parts] : parts;
+      const results = await (await session(m)).run(readTensors(inputs));
+      writeTensors(out, results);
       process.stdout.write('ok\n');
     } catch (e) {
       process.stdout.write(`error ${String(e.message).replace(/\s+/g, ' ')}\n`);
     }
   }
-  await session.release();
+  for (const s of sessions.values()) await s.release();
 }
 
 async function main() {
@@ -185,6 +209,7 @@ async function main() {
     process.stdout.write(JSON.stringify({ onnxruntime: ort.env.versions.node || ort.env.versions.common }) + '\n');
     return;
   }
+  if (a.serveModels) return serve(null, a.threads);
   if (a.serve) {
     if (a.positional.length !== 1) fail('--serve takes one MODEL.onnx');
     return serve(a.positional[0], a.threads);

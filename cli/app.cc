@@ -1,0 +1,76 @@
+#include "cli/app.h"
+
+#include <iostream>
+#include <optional>
+
+#include "cli/verbs.h"
+#include "support/error.h"
+
+namespace layoutx::cli {
+
+int& verb_exit_status() {
+  static int status = 0;
+  return status;
+}
+
+void build_app(CLI::App& app) {
+  app.require_subcommand(1);
+  add_graph_verb(app);
+  add_emit_verb(app);
+  add_measure_verb(app);
+  add_ingest_verb(app);
+  add_regress_verb(app);
+  add_report_verb(app);
+  add_parity_verb(app);
+  add_predict_verb(app);
+  add_calibrate_verb(app);
+  add_select_verb(app);
+  add_step_verb(app);
+  add_whatif_verb(app);
+  add_next_verb(app);
+}
+
+namespace {
+
+// Points std::cout/std::cerr at other buffers for one scope (the verbs print to std::cout).
+class StreamRedirect {
+ public:
+  StreamRedirect(std::ostream& out, std::ostream& err)
+      : cout_(std::cout.rdbuf(out.rdbuf())), cerr_(std::cerr.rdbuf(err.rdbuf())) {}
+  ~StreamRedirect() {
+    std::cout.flush();
+    std::cerr.flush();
+    std::cout.rdbuf(cout_);
+    std::cerr.rdbuf(cerr_);
+  }
+  StreamRedirect(const StreamRedirect&) = delete;
+  StreamRedirect& operator=(const StreamRedirect&) = delete;
+
+ private:
+  std::streambuf* cout_;
+  std::streambuf* cerr_;
+};
+
+}  // namespace
+
+int run_layoutx(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CLI::App app{"layoutx: design-space explorer and cost model for LLM decode steps on the Hexagon NPU", "layoutx"};
+  build_app(app);
+  verb_exit_status() = 0;  // a previous in-process run may have set it
+  // CLI11 parses from the last element backwards.
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  const bool redirect = &out != &std::cout || &err != &std::cerr;
+  std::optional<StreamRedirect> scope;
+  if (redirect) scope.emplace(out, err);
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e, out, err) == 0 ? 0 : 2;
+  } catch (const layoutx::Error& e) {
+    err << "layoutx: error: " << e.what() << "\n";
+    return 2;
+  }
+  return verb_exit_status();
+}
+
+}  // namespace layoutx::cli

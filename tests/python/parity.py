@@ -1,0 +1,113 @@
+"""The PyTorch layer (layoutx.torch) against layoutx's executor, and its ONNX export against
+layoutx's emitted ONNX in ONNX Runtime, for one model's layer type over every meaningful variant.
+
+Per variant: a random float32 checkpoint (written once per layer type, through the shipped
+weight map) feeds both sides. `layoutx.emit --weights` writes the ONNX and the bundle whose
+calibration samples hold the executor's runtime-simulated history: each step's inputs and,
+under expected/, its outputs. The PyTorch layer runs the same token history with its own
+Runtime playing the cache, so the layer and the cache contract are both checked, step by step.
+"""
+import itertools
+import math
+import os
+
+import numpy as np
+import torch
+
+import layoutx
+import layoutx.ort
+from layoutx import torch as lxt
+
+CONFIGS = os.path.join(os.path.dirname(__file__), "..", "..", "configs")
+WEIGHT_MAP = os.path.join(CONFIGS, "models", "spark-x2.5-1.7b.weights.yaml")
+
+# The axes and their values, to enumerate the design space; layoutx itself rejects the
+# meaningless combinations (e.g. new_score under join=keys) and names each variant.
+AXES = {
+    "returns": ["window", "new_entry"],
+    "join": ["keys", "scores"],
+    "softmax": ["fused", "explicit"],
+    "new_score": ["matmul", "mul_reducesum"],
+    "new_value": ["matmul", "broadcast_mul"],
+    "gelu": ["erf", "tanh"],
+}
+
+
+def meaningful_variants(model, layer, ctx, precision):
+    """Variant keys layoutx accepts, deduplicated (its canonical key names each once)."""
+    keys = []
+    for values in itertools.product(*AXES.values()):
+        sets = [f"{a}={v}" for a, v in zip(AXES, values)]
+        try:
+            doc = layoutx.graph(model=model, layer=layer, ctx=ctx, layout="roll", set=sets, precision=precision)
+        except layoutx.Error:
+            continue
+        if doc["variant_key"] not in keys:
+            keys.append(doc["variant_key"])
+    return keys
+
+
+def snr_db(ref, x):
+    ref, x = np.asarray(ref, np.float64), np.asarray(x, np.float64)
+    noise = np.sum((x - ref) ** 2)
+    return math.inf if noise == 0 else 10 * math.log10(np.sum(ref**2) / noise)
+
+
+def random_checkpoint(path, config, layer_index, seed):
+    lxt.write_random_checkpoint(path, WEIGHT_MAP, {layer_index: config}, seed)
+
+
+def load_sample(bundle_dir, step):
+    d = os.path.join(bundle_dir, "calibration", f"sample_{step:03d}")
+    return layoutx.ort.read_tensors(d), layoutx.ort.read_tensors(os.path.join(d, "expected"))
+
+
+class Row:
+    def __init__(self, variant_key, steps):
+        self.variant_key, self.steps = variant_key, steps
+        self.hidden_snr = self.kv_snr = self.inputs_max_err = self.onnx_snr = self.onnx_kv_snr = None
+
+
+def check_variant(model, layer, ctx, variant_key, steps, ckpt, layer_index, work, ort=None, onnx_steps=()):
+    """One variant: PyTorch (eager, own runtime) vs the executor over `steps`; with `ort`, the
+    torch.onnx.export of the layer vs layoutx's emitted ONNX in ORT on the samples `onnx_steps`."""
+    config = lxt.LayerConfig.of(model=model, layer=layer, ctx=ctx, layout=variant_key)
+    doc = layoutx.emit(model=model, layer=layer, ctx=ctx, layout=variant_key, out=work, weights=ckpt,
+                       weight_map=WEIGHT_MAP, layer_index=layer_index, calibration_samples=steps)
+    bundle = doc["bundles"][0]
+    module = lxt.DecodeLayer(config, lxt.load_safetensors(ckpt, WEIGHT_MAP, layer_index))
+    runtime = lxt.Runtime(config)
+    names = module.input_names()
+    ref, got, ref_kv, got_kv = [], [], [], []
+    inputs_err = 0.0
+    with torch.no_grad():
+        for t in range(steps):
+            sample, expected = load_sample(bundle["dir"], t)
+            args = runtime.inputs(sample["hidden_in"])
+            # The torch runtime's cache, mask and rotary tables vs the executor's runtime simulation.
+            for name, a in zip(names, args):
+                inputs_err = max(inputs_err, float(np.max(np.abs(a.numpy() - sample[name]))))
+            y, k, v = module(*args)
+            runtime.absorb(k, v)
+            ref.append(expected["hidden_out"]); got.append(y.numpy())
+            ref_kv += [expected["k_out"].ravel(), expected["v_out"].ravel()]
+            got_kv += [k.numpy().ravel(), v.numpy().ravel()]
+    row = Row(variant_key, steps)
+    row.hidden_snr = snr_db(np.concatenate(ref), np.concatenate(got))
+    row.kv_snr = snr_db(np.concatenate(ref_kv), np.concatenate(got_kv))
+    row.inputs_max_err = inputs_err
+    if ort is not None:
+        exported = os.path.join(work, "torch.onnx")
+        sample0, _ = load_sample(bundle["dir"], 0)
+        module.export_onnx(exported, [sample0[n] for n in names])
+        a, b = [], []
+        for t in onnx_steps:
+            sample, _ = load_sample(bundle["dir"], t)
+            feeds = {n: sample[n] for n in names}
+            mine, theirs = ort.run(exported, feeds), ort.run(bundle["onnx"], feeds)
+            a.append(theirs); b.append(mine)
+        row.onnx_snr = snr_db(np.concatenate([x["hidden_out"].ravel() for x in a]),
+                              np.concatenate([x["hidden_out"].ravel() for x in b]))
+        row.onnx_kv_snr = snr_db(np.concatenate([x[n].ravel() for x in a for n in ("k_out", "v_out")]),
+                                 np.concatenate([x[n].ravel() for x in b for n in ("k_out", "v_out")]))
+    return row

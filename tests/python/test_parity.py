@@ -1,0 +1,128 @@
+"""Parity of layoutx.torch with layoutx's executor and of its ONNX export with layoutx's emitted
+ONNX, over every meaningful variant of one model's layer type (parity.py says how).
+
+    python3 test_parity.py MODEL LAYER CTX STEPS PRECISIONS [unittest args]   (PRECISIONS: fp16,w4a16)
+
+STEPS must wrap a sliding ring at least twice (> 2 (window - 1)); a full layer that appends
+takes at most ctx tokens. Prints the parity table. Needs the built package on PYTHONPATH."""
+import math
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+import torch
+
+import layoutx
+import layoutx.ort
+from layoutx import torch as lxt
+
+import parity
+
+MODEL, LAYER, CTX, STEPS = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+# Quantized precisions are the same float graph (README "Why float32"); the mask value of an
+# unwritten slot differs (-1e4 / -100), which the runtime and the layer must agree on.
+PRECISIONS = sys.argv[5].split(",")
+del sys.argv[1:6]
+MIN_SNR_DB = 120.0  # float32 against float32: a wrong op or cache contract is far below this
+
+
+class Parity(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        # Each variant's bundle is hundreds of small files written with fsync: on tmpfs when
+        # there is one, where fsync costs nothing (removed at the end either way).
+        shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+        cls.work = tempfile.mkdtemp(prefix="layoutx-parity-", dir=shm)
+        cls.config = lxt.LayerConfig.of(model=MODEL, layer=LAYER, ctx=CTX)
+        cls.layer_index = 0 if LAYER == "sliding" else 3  # full_every 4 in both test models
+        cls.ckpt = os.path.join(cls.work, "layer.safetensors")
+        parity.random_checkpoint(cls.ckpt, cls.config, cls.layer_index, seed=7)
+        reason = layoutx.ort.unavailable_reason()
+        cls.ort = None if reason else layoutx.ort.Session()
+        cls.ort_reason = reason
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.ort:
+            cls.ort.close()
+        shutil.rmtree(cls.work, ignore_errors=True)
+
+    def test_ring_wraps_twice(self):
+        if LAYER == "sliding":
+            self.assertGreater(STEPS, 2 * self.config.cache_entries)
+
+    def test_every_variant(self):
+        if self.ort is None:
+            print(f"ONNX comparison skipped: {self.ort_reason}")
+        rows = []
+        onnx_steps = sorted({0, STEPS // 2, STEPS - 1})
+        for precision in PRECISIONS:
+            keys = parity.meaningful_variants(MODEL, LAYER, CTX, precision)
+            self.assertEqual(len(keys), 40, "the README's 40 meaningful variants per precision")
+            for i, key in enumerate(keys):
+                work = os.path.join(self.work, f"{precision}-{i}")
+                row = parity.check_variant(MODEL, LAYER, CTX, key, STEPS, self.ckpt, self.layer_index, work, self.ort,
+                                           onnx_steps)
+                shutil.rmtree(work)
+                rows.append(row)
+                with self.subTest(variant=key):
+                    self.assertGreaterEqual(row.hidden_snr, MIN_SNR_DB)
+                    self.assertGreaterEqual(row.kv_snr, MIN_SNR_DB)
+                    self.assertLess(row.inputs_max_err, 1e-5)  # same cache, mask and rotary tables
+                    if self.ort:
+                        self.assertGreaterEqual(row.onnx_snr, MIN_SNR_DB)
+                        self.assertGreaterEqual(row.onnx_kv_snr, MIN_SNR_DB)
+        fmt = lambda x: "-" if x is None else ("inf" if math.isinf(x) else f"{x:.1f}")
+        print(f"\nparity: {MODEL} {LAYER} ctx {CTX}, cache {self.config.cache_entries}, {STEPS} steps "
+              f"(PyTorch vs executor; torch.onnx.export vs layoutx ONNX in ORT on steps {onnx_steps})")
+        print(f"{'variant':<90} {'steps':>5} {'SNR dB':>7} {'K/V dB':>7} {'ONNX dB':>7} {'ONNX K/V':>8}")
+        for r in rows:
+            print(f"{r.variant_key:<90} {r.steps:>5} {fmt(r.hidden_snr):>7} {fmt(r.kv_snr):>7} {fmt(r.onnx_snr):>7} "
+                  f"{fmt(r.onnx_kv_snr):>8}")
+        print(f"worst: SNR {fmt(min(r.hidden_snr for r in rows))} dB, K/V {fmt(min(r.kv_snr for r in rows))} dB"
+              + (f", ONNX {fmt(min(r.onnx_snr for r in rows))} dB" if self.ort else ""))
+
+    def test_a_wrong_cache_contract_fails(self):
+        # The check can fail: a runtime that leaves unwritten slots unmasked (mask value 0)
+        # against the executor's history, over the steps before the cache is full.
+        work = os.path.join(self.work, "wrong")
+        steps = min(STEPS, self.config.cache_entries)
+        doc = layoutx.emit(model=MODEL, layer=LAYER, ctx=CTX, layout="ring", out=work, weights=self.ckpt,
+                           weight_map=parity.WEIGHT_MAP, layer_index=self.layer_index, calibration_samples=steps)
+        wrong = lxt.LayerConfig.of(model=MODEL, layer=LAYER, ctx=CTX, layout="ring")
+        wrong.mask_value = 0.0
+        module = lxt.DecodeLayer(wrong, lxt.load_safetensors(self.ckpt, parity.WEIGHT_MAP, self.layer_index))
+        runtime = lxt.Runtime(wrong)
+        ref, got = [], []
+        with torch.no_grad():
+            for t in range(steps):
+                sample, expected = parity.load_sample(doc["bundles"][0]["dir"], t)
+                y, k, v = module(*runtime.inputs(sample["hidden_in"]))
+                runtime.absorb(k, v)
+                ref.append(expected["hidden_out"]); got.append(y.numpy())
+        self.assertLess(parity.snr_db(np.concatenate(ref), np.concatenate(got)), 60.0)
+
+    def test_a_wrong_export_fails(self):
+        # The ONNX comparison can fail: the tanh GELU form exported, against layoutx's erf ONNX.
+        if self.ort is None:
+            self.skipTest(self.ort_reason)
+        work = os.path.join(self.work, "wrong_onnx")
+        doc = layoutx.emit(model=MODEL, layer=LAYER, ctx=CTX, layout="ring", out=work, weights=self.ckpt,
+                           weight_map=parity.WEIGHT_MAP, layer_index=self.layer_index, calibration_samples=2)
+        wrong = lxt.LayerConfig.of(model=MODEL, layer=LAYER, ctx=CTX, layout="ring", set=["gelu=tanh"])
+        module = lxt.DecodeLayer(wrong, lxt.load_safetensors(self.ckpt, parity.WEIGHT_MAP, self.layer_index))
+        sample, _ = parity.load_sample(doc["bundles"][0]["dir"], 1)
+        names = module.input_names()
+        exported = os.path.join(work, "wrong.onnx")
+        module.export_onnx(exported, [sample[n] for n in names])
+        feeds = {n: sample[n] for n in names}
+        theirs = self.ort.run(doc["bundles"][0]["onnx"], feeds)["hidden_out"]
+        mine = self.ort.run(exported, feeds)["hidden_out"]
+        self.assertLess(parity.snr_db(theirs, mine), 100.0)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
