@@ -5,6 +5,7 @@
 
 #include "cli/table.h"
 #include "cli/verbs.h"
+#include "db/known_names.h"
 #include "db/report.h"
 #include "db/schema.h"
 #include "support/json_writer.h"
@@ -15,6 +16,7 @@ namespace {
 
 struct ReportArgs {
   std::string db;
+  std::string device, model;  // filters ("" = every one)
   bool json = false;
 };
 
@@ -45,7 +47,7 @@ void print_table(const std::vector<db::DeviceModelReport>& reps, const std::stri
     for (const auto& n : never) std::cout << " " << n << ";";
     std::cout << "\n\ncalibration error over time (stored predictions vs the latest measurement of their key):\n";
     if (r.calibration.empty()) {
-      std::cout << "  none yet (layoutx regress records the predictions it compares)\n";
+      std::cout << "  none yet (layoutx regress --record-predictions records the predictions it compares)\n";
       continue;
     }
     Table c({"calibration", "first used", "predictions", "mean |error|", "LOO (fit)"});
@@ -107,13 +109,16 @@ void add_report_verb(CLI::App& app) {
   auto args = std::make_shared<ReportArgs>();
   auto* sub = app.add_subcommand("report", "what the measurement database holds: counts, design-space coverage, "
                                            "calibration error over time");
-  sub->add_option("--db", args->db, "database file (default: $XDG_DATA_HOME/layoutx/layoutx.db)");
+  sub->add_option("--db", args->db, "existing database file, opened read-only (default: $XDG_DATA_HOME/layoutx/layoutx.db)");
+  sub->add_option("--device", args->device, "only this device (default: every device)");
+  sub->add_option("--model", args->model, "only this model (default: every model)");
   sub->add_flag("--json", args->json, "print one JSON document");
   sub->callback([args] {
-    // 1. Open the database.
-    auto conn = db::open_database(args->db);
+    // 1. Open the existing database read-only; a mistyped device or model is an error.
+    auto conn = db::open_database_readonly(args->db);
+    db::require_known(*conn, args->device, args->model);
     // 2. Counts, coverage and calibration error per device and model.
-    auto reps = db::report(*conn);
+    auto reps = db::report(*conn, args->device, args->model);
     // 3. Print.
     if (args->json) print_json(reps, conn->path());
     else print_table(reps, conn->path());

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "db/ingest_checks.h"
 #include "db/schema.h"
 #include "db/sha256.h"
 #include "model/variant.h"
@@ -103,6 +104,12 @@ IngestResult store_profile(Connection& c, const Profile& p, const std::string& n
       throw Error(name + ": this format profiles one graph: give --layer sliding|full");
     if (!ctx.ctx || *ctx.ctx < 1) throw Error(name + ": this format profiles one graph: give --ctx N");
   }
+  // Refuse impossible timings, unknown models and short sliding caches, naming file and row.
+  std::vector<LayerRowToStore> to_check;
+  for (const auto& l : p.layers)
+    to_check.push_back({l.model.empty() ? ctx.model : l.model, l.layer_type.empty() ? ctx.layer : l.layer_type,
+                        l.cache_entries, l.ms, l.line});
+  check_layer_rows(to_check, name);
   // 1. One transaction; the write lock is taken up front.
   Transaction tx(c);
   // 2. Idempotence: the same content was ingested before.

@@ -16,8 +16,8 @@ RegressResult regress(Connection& c, const RegressOptions& opt, const PredictFn&
       "SELECT d.name, m.name, v.key, l.layer_type, l.ctx, r.boundary, l.ms FROM layer_measurements l "
       "JOIN measurement_runs r ON r.id = l.run_id JOIN devices d ON d.id = l.device_id "
       "JOIN models m ON m.id = l.model_id JOIN variants v ON v.id = l.variant_id "
-      "WHERE ?1 = '' OR d.name = ?1 ORDER BY d.name, m.name, v.key, l.layer_type, l.ctx, r.boundary, r.id, l.id");
-  q.bind(1, opt.device);
+      "WHERE (?1 = '' OR d.name = ?1) AND (?2 = '' OR m.name = ?2) ORDER BY d.name, m.name, v.key, l.layer_type, l.ctx, r.boundary, r.id, l.id");
+  q.bind(1, opt.device).bind(2, opt.model);
   std::map<std::tuple<std::string, std::string, std::string, std::string, int, std::string>, RegressRow> rows;
   std::vector<std::tuple<std::string, std::string, std::string, std::string, int, std::string>> order;
   while (q.step()) {

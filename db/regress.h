@@ -44,8 +44,11 @@ struct RegressRow {
 
 struct RegressOptions {
   std::string device;        // "" = every device
+  std::string model;         // "" = every model
   double tolerance = 0.03;   // relative slowdown against the previous measurement
-  bool record_predictions = true;  // store each prediction made (once per calibration and key)
+  // Store each prediction made (once per calibration and key); needs a writable connection.
+  // Off by default: a gate does not change the database it checks.
+  bool record_predictions = false;
   // Boundaries whose figures the cost model predicts (it is calibrated on AI Hub layer times);
   // keys of other boundaries (ONNX Runtime on a CPU, NetRun wall time) are compared only with
   // their own history.

@@ -1,5 +1,7 @@
 #include "db/sqlite.h"
 
+#include <cstdio>
+
 #include "support/error.h"
 
 namespace layoutx::db {
@@ -10,8 +12,40 @@ namespace {
 }
 }  // namespace
 
-Connection::Connection(const std::string& path) : path_(path) {
-  int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+namespace {
+// A file: URI for the read-only modes (the path's '%', '?' and '#' escaped).
+std::string file_uri(const std::string& path, const char* query) {
+  std::string u = "file:";
+  for (char ch : path) {
+    if (ch == '%' || ch == '?' || ch == '#') {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(ch));
+      u += buf;
+    } else {
+      u += ch;
+    }
+  }
+  return u + "?" + query;
+}
+}  // namespace
+
+Connection::Connection(const std::string& path, Mode mode) : path_(path) {
+  int rc = SQLITE_OK;
+  switch (mode) {
+    case Mode::kReadWriteCreate:
+      rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+      break;
+    case Mode::kReadWrite:
+      rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE, nullptr);
+      break;
+    case Mode::kReadOnly:
+      rc = sqlite3_open_v2(file_uri(path, "mode=ro").c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+      break;
+    case Mode::kImmutable:
+      rc = sqlite3_open_v2(file_uri(path, "mode=ro&immutable=1").c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI,
+                           nullptr);
+      break;
+  }
   if (rc != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);

@@ -15,8 +15,12 @@ class Statement;
 
 class Connection {
  public:
-  // Opens (creating if absent) the database file. Throws Error on failure.
-  explicit Connection(const std::string& path);
+  // How a file is opened. kReadOnly: SQLite's mode=ro (never writes the file, never changes its
+  // journal mode); kImmutable: read-only and also no locks or -shm file (a database on a
+  // read-only folder or filesystem, which nobody can be writing).
+  enum class Mode { kReadWriteCreate, kReadWrite, kReadOnly, kImmutable };
+  // Opens the database file (kReadWriteCreate: creating it if absent). Throws Error on failure.
+  explicit Connection(const std::string& path, Mode mode = Mode::kReadWriteCreate);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
