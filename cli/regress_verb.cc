@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cli/plot.h"
-#include "cli/calibration_source.h"
+#include "cli/device_predictions.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
 #include "db/known_names.h"
@@ -33,53 +33,6 @@ struct RegressArgs {
   bool record_predictions = false;
   bool json = false;
   std::string plot;
-};
-
-// Predictions from each device's calibrated cost model, built from the variant's graph: with
-// --calibration FILE that file, else the database's latest calibration of the device, else the
-// shipped one (cli/calibration_source.h). A device without one gets "no predictor"; the
-// predictors and model specs are loaded once.
-class DevicePredictions {
- public:
-  DevicePredictions(db::Connection& conn, std::string calibration_file)
-      : conn_(conn), calibration_file_(std::move(calibration_file)) {}
-
-  // Loads the device's predictor once. A bad --calibration file throws (the user's error, before
-  // any row is compared); a device without a calibrated cost model gets none.
-  costmodel::Predictor* load(const std::string& device) {
-    auto it = predictors_.find(device);
-    if (it != predictors_.end()) return it->second.get();
-    LoadedPredictor p;
-    try {
-      p = load_predictor(device, calibration_file_, &conn_, false);
-    } catch (const Error& e) {
-      if (!calibration_file_.empty()) throw;
-      p.source = std::string("no predictor: ") + e.what();
-    }
-    sources_[device] = {p.predictor ? p.predictor->calibration_id() : "", p.source};
-    return predictors_.emplace(device, std::move(p.predictor)).first->second.get();
-  }
-
-  std::optional<db::PredictedLatency> operator()(const db::MeasurementKey& k) {
-    costmodel::Predictor* predictor = load(k.device);
-    if (!predictor) return std::nullopt;
-    auto m = models_.find(k.model);
-    if (m == models_.end()) m = models_.emplace(k.model, model::load_model(k.model)).first;
-    model::LayerSpec layer = m->second.layer(model::parse_layer_type(k.layer_type), k.ctx);
-    model::LayerGraph g = model::build_layer_graph(layer, model::parse_variant(k.variant_key));
-    costmodel::Prediction p = predictor->predict(g);
-    return db::PredictedLatency{p.latency_ms, p.low_ms, p.high_ms, p.calibration_id};
-  }
-
-  // Device -> (calibration id, where it came from), for every device asked about.
-  const std::map<std::string, std::pair<std::string, std::string>>& sources() const { return sources_; }
-
- private:
-  db::Connection& conn_;
-  std::string calibration_file_;
-  std::map<std::string, std::unique_ptr<costmodel::Predictor>> predictors_;
-  std::map<std::string, model::ModelSpec> models_;
-  std::map<std::string, std::pair<std::string, std::string>> sources_;
 };
 
 // A variant as the nearest preset plus the axes that differ from it, then the precision:

@@ -31,6 +31,7 @@ using PredictFn = std::function<std::optional<PredictedLatency>(const Measuremen
 struct RegressRow {
   MeasurementKey key;
   std::vector<double> history_ms;  // every measurement of the key, oldest first
+  std::vector<std::string> history_at;  // when each was ingested (ISO-8601 UTC), same order
   double latest_ms = 0.0;
   std::optional<double> previous_ms;
   std::optional<double> change;    // (latest - previous) / previous
