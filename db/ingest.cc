@@ -68,7 +68,7 @@ int64_t device_id(Connection& c, const std::string& name, const std::string& des
 }
 
 int64_t model_id(Connection& c, const std::string& name) {
-  c.prepare("INSERT OR IGNORE INTO models (name) VALUES (?1)").bind(1, name).run();
+  c.prepare("INSERT INTO models (name) VALUES (?1) ON CONFLICT DO NOTHING").bind(1, name).run();
   auto q = c.prepare("SELECT id FROM models WHERE name = ?1");
   q.bind(1, name).step();
   return q.int64(0);
@@ -76,7 +76,7 @@ int64_t model_id(Connection& c, const std::string& name) {
 
 int64_t variant_id(Connection& c, const std::string& key) {
   model::Variant v = model::parse_variant(key);
-  c.prepare("INSERT OR IGNORE INTO variants (key, preset, precision) VALUES (?1, ?2, ?3)")
+  c.prepare("INSERT INTO variants (key, preset, precision) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING")
       .bind(1, v.key()).bind(2, v.preset()).bind(3, model::to_string(v.precision)).run();
   auto q = c.prepare("SELECT id FROM variants WHERE key = ?1");
   q.bind(1, v.key()).step();
@@ -124,11 +124,22 @@ IngestResult store_profile(Connection& c, const Profile& p, const std::string& n
   int64_t dev = device_id(c, device, p.device_description);
   std::string notes = p.notes;
   if (!ctx.notes.empty()) notes += (notes.empty() ? "" : "; ") + ctx.notes;
-  c.prepare("INSERT INTO measurement_runs (source_path, content_hash, format, tool, tool_version, device_id, "
-            "ingested_at, notes, boundary) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
-      .bind(1, name).bind(2, hash).bind(3, to_string(p.format)).bind(4, p.tool).bind(5, p.tool_version)
-      .bind(6, dev).bind(7, now_utc()).bind(8, notes).bind(9, p.boundary).run();
-  res.run_id = c.last_insert_id();
+  //    The unique content hash decides between concurrent writers of the same file (not the
+  //    read above): the loser's insert does nothing, and its transaction rolls back.
+  auto run = c.prepare("INSERT INTO measurement_runs (source_path, content_hash, format, tool, tool_version, device_id, "
+                       "ingested_at, notes, boundary) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+                       "ON CONFLICT (content_hash) DO NOTHING RETURNING id");
+  run.bind(1, name).bind(2, hash).bind(3, to_string(p.format)).bind(4, p.tool).bind(5, p.tool_version)
+      .bind(6, dev).bind(7, now_utc()).bind(8, notes).bind(9, p.boundary);
+  if (!run.step()) {
+    auto other = c.prepare("SELECT id FROM measurement_runs WHERE content_hash = ?1");
+    other.bind(1, hash);
+    res.skipped = true;
+    res.run_id = other.step() ? other.int64(0) : 0;
+    return res;  // rolls back the device / model rows this transaction added
+  }
+  res.run_id = run.int64(0);
+  run.reset();
   // 4. Layer-level measurements (a one-graph profile's total takes the command line's variant).
   auto ins_layer = c.prepare(
       "INSERT INTO layer_measurements (run_id, device_id, model_id, variant_id, layer_type, ctx, cache_entries, "

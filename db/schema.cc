@@ -156,8 +156,8 @@ std::string default_db_path() {
 }
 
 int schema_version(Connection& c) {
-  auto t = c.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'");
-  t.step();
+  auto t = c.prepare(table_exists_sql(c.dialect()));
+  t.bind(1, "schema_version").step();
   if (t.int64(0) == 0) return 0;
   auto s = c.prepare("SELECT max(version) FROM schema_version");
   if (!s.step() || s.is_null(0)) return 0;
@@ -168,6 +168,7 @@ namespace {
 
 // The database file must exist (and be a file): the gates never create one.
 void require_existing(const std::string& path) {
+  if (is_postgres_target(path)) return;  // a missing PostgreSQL database fails to connect
   std::error_code ec;
   auto st = std::filesystem::status(path, ec);
   if (!std::filesystem::exists(st))
@@ -178,12 +179,16 @@ void require_existing(const std::string& path) {
 std::unique_ptr<Connection> open_read_write(const std::string& path, Connection::Mode mode, int busy_timeout_ms) {
   // 1. Open; wait on locks for up to busy_timeout_ms before failing (several CI jobs at once).
   auto c = std::make_unique<Connection>(path, mode);
-  sqlite3_busy_timeout(c->raw(), busy_timeout_ms);
-  // 2. WAL: readers do not block the writer; persistent in the file once set.
-  c->exec("PRAGMA journal_mode = WAL");
-  c->exec("PRAGMA foreign_keys = ON");
-  // 3. Create or migrate, under the write lock so two processes do not both create it.
+  if (c->dialect() == Dialect::kSqlite) {
+    sqlite3_busy_timeout(c->raw(), busy_timeout_ms);
+    // 2. WAL: readers do not block the writer; persistent in the file once set.
+    c->exec("PRAGMA journal_mode = WAL");
+    c->exec("PRAGMA foreign_keys = ON");
+  }
+  // 3. Create or migrate, under the write lock so two processes do not both create it
+  //    (PostgreSQL: a transaction-scoped advisory lock on layoutx's schema).
   Transaction tx(*c);
+  if (c->dialect() == Dialect::kPostgres) c->exec("SELECT pg_advisory_xact_lock(7400421)");
   int v = schema_version(*c);
   if (v > kSchemaVersion)
     throw Error(path + ": database schema version " + std::to_string(v) + " is newer than this layoutx knows (" +
@@ -202,9 +207,11 @@ std::unique_ptr<Connection> open_read_write(const std::string& path, Connection:
 std::unique_ptr<Connection> open_database(const std::string& path_in, int busy_timeout_ms) {
   std::string path = path_in.empty() ? default_db_path() : path_in;
   // Create the directory the file lives in (ingest, measure: the verbs that create a database).
-  auto dir = std::filesystem::path(path).parent_path();
-  std::error_code ec;
-  if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+  if (!is_postgres_target(path)) {
+    auto dir = std::filesystem::path(path).parent_path();
+    std::error_code ec;
+    if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+  }
   return open_read_write(path, Connection::Mode::kReadWriteCreate, busy_timeout_ms);
 }
 
@@ -221,16 +228,21 @@ std::unique_ptr<Connection> open_database_readonly(const std::string& path_in, i
   //    first read fails: then immutable=1 (nobody can be writing a file in a read-only folder).
   std::unique_ptr<Connection> c;
   int v = 0;
-  try {
-    c = std::make_unique<Connection>(path, Connection::Mode::kReadOnly);
-    sqlite3_busy_timeout(c->raw(), busy_timeout_ms);
+  if (is_postgres_target(path)) {
+    c = std::make_unique<Connection>(path, Connection::Mode::kReadOnly);  // default_transaction_read_only
     v = schema_version(*c);
-  } catch (const Error&) {
-    c.reset();
-    auto dir = std::filesystem::path(path).parent_path();
-    if (::access(dir.empty() ? "." : dir.c_str(), W_OK) == 0) throw;  // not the read-only-folder case
-    c = std::make_unique<Connection>(path, Connection::Mode::kImmutable);
-    v = schema_version(*c);
+  } else {
+    try {
+      c = std::make_unique<Connection>(path, Connection::Mode::kReadOnly);
+      sqlite3_busy_timeout(c->raw(), busy_timeout_ms);
+      v = schema_version(*c);
+    } catch (const Error&) {
+      c.reset();
+      auto dir = std::filesystem::path(path).parent_path();
+      if (::access(dir.empty() ? "." : dir.c_str(), W_OK) == 0) throw;  // not the read-only-folder case
+      c = std::make_unique<Connection>(path, Connection::Mode::kImmutable);
+      v = schema_version(*c);
+    }
   }
   // 2. A read-only open cannot migrate: the schema must be the one this code reads.
   if (v == 0) throw Error(path + ": not a layoutx database (no schema_version table)");
