@@ -8,16 +8,30 @@
 
 #include "costmodel/calibration.h"
 #include "costmodel/device_spec.h"
+#include "costmodel/htp_predictor.h"
+#include "support/paths.h"
 
 namespace layoutx::costmodel {
 namespace {
 
-const std::string kConfigs = LAYOUTX_CONFIG_DIR;
+// The shipped device and measurements, found as the executable finds them.
+DeviceSpec device() { return load_device_named(kDefaultDevice); }
+std::vector<MeasurementRecord> shipped() { return load_measurements(config_path(kDefaultMeasurements)); }
 
-DeviceSpec device() { return load_device(kConfigs + "/devices/galaxy-s25.yaml"); }
-std::vector<MeasurementRecord> shipped() {
-  return load_measurements(kConfigs + "/calibration/spark-s25-measurements.yaml");
+// `values` (ms) of one graph from the database, reduced as the database reduces them.
+RepeatedTiming copies_of(const MeasurementRecord& base, const std::vector<double>& values) {
+  double mean = 0, m2 = 0;  // Welford
+  for (size_t i = 0; i < values.size(); ++i) {
+    const double d = values[i] - mean;
+    mean += d / static_cast<double>(i + 1);
+    m2 += d * (values[i] - mean);
+  }
+  RepeatedTiming t{base, static_cast<int>(values.size()), m2};
+  t.record.ms = mean;
+  t.record.id = "db:1";
+  return t;
 }
+
 const MeasurementRecord& by_id(const std::vector<MeasurementRecord>& rs, const std::string& id) {
   for (const auto& r : rs)
     if (r.id == id || r.id.rfind(id + " (", 0) == 0) return r;
@@ -37,17 +51,14 @@ TEST(RepeatedTimings, CopiesBecomeOneMeanWithTheirSpread) {
   // 1000 copies from the database at base * (1 + 0.05 * u), u = -1 .. 1 evenly: mean = base,
   // sample sd = 0.05 * base * sd(u) with sd(u) = sqrt(sum u^2 / (n - 1)).
   const int n = 1000;
-  double mean = 0, m2 = 0, sum_u2 = 0;
+  std::vector<double> values;
+  double sum_u2 = 0;
   for (int i = 0; i < n; ++i) {
     const double u = -1.0 + 2.0 * i / (n - 1);
     sum_u2 += u * u;
-    const double x = base.ms * (1 + 0.05 * u), d = x - mean;
-    mean += d / (i + 1);
-    m2 += d * (x - mean);
+    values.push_back(base.ms * (1 + 0.05 * u));
   }
-  RepeatedTiming copies{base, n, m2};
-  copies.record.ms = mean;
-  copies.record.id = "db:1";
+  const RepeatedTiming copies = copies_of(base, values);
   auto out = combine_repeated_timings(rs, {copies});
   ASSERT_EQ(out.size(), rs.size());  // one record for the graph, not 1001
   const MeasurementRecord& c = by_id(out, "full4k-fp16");
@@ -69,15 +80,9 @@ TEST(RepeatedTimings, ThousandCopiesMoveLooOnlyWithinTheirSpread) {
   const MeasurementRecord base = by_id(rs, "sliding-roll-w8a16");
   const int n = 1000;
   const double shift = 0.01, spread = 0.01;
-  double mean = 0, m2 = 0;
-  for (int i = 0; i < n; ++i) {
-    const double x = base.ms * (1 + shift + spread * (i % 2 ? 1 : -1)), d = x - mean;
-    mean += d / (i + 1);
-    m2 += d * (x - mean);
-  }
-  RepeatedTiming copies{base, n, m2};
-  copies.record.ms = mean;
-  copies.record.id = "db:1";
+  std::vector<double> values;
+  for (int i = 0; i < n; ++i) values.push_back(base.ms * (1 + shift + spread * (i % 2 ? 1 : -1)));
+  const RepeatedTiming copies = copies_of(base, values);
   auto combined = combine_repeated_timings(rs, {copies});
   const double after = calibrate(combined, dev).calibration.loo_median;
   EXPECT_LE(std::fabs(after - before), shift + spread) << "before " << before << " after " << after;
