@@ -12,10 +12,18 @@
 #include <string_view>
 
 #include "db/dialect.h"
+#include "support/error.h"
 
 struct sqlite3;
 
 namespace layoutx::db {
+
+// A transaction the server aborted to resolve a conflict between concurrent writers
+// (PostgreSQL's deadlock_detected 40P01, serialization_failure 40001): running it again succeeds.
+class TransientDbError : public Error {
+ public:
+  using Error::Error;
+};
 
 // One backend's statement and connection (db/sqlite_backend.cc, db/postgres_backend.cc).
 class StatementImpl {

@@ -48,9 +48,13 @@ class PgStatement : public StatementImpl {
       const ExecStatusType st = PQresultStatus(res_);
       if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
         std::string m = message(conn_);
+        const char* state = PQresultErrorField(res_, PG_DIAG_SQLSTATE);
+        const bool transient = state && (std::string(state) == "40P01" || std::string(state) == "40001");
         PQclear(res_);
         res_ = nullptr;
-        throw Error(name_ + ": database error: \"" + sql_.substr(0, 80) + "\": " + m);
+        const std::string what = name_ + ": database error: \"" + sql_.substr(0, 80) + "\": " + m;
+        if (transient) throw TransientDbError(what);
+        throw Error(what);
       }
       row_ = -1;
     }

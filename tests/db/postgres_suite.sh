@@ -33,6 +33,7 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
+trap 'exit 1' INT TERM  # so a killed run still stops the server and removes the folder
 
 # The cluster: C collation (text sorts as in SQLite), trust on the socket only, no TCP.
 as_pg "$bindir/initdb" -D "$tmp/data" --no-locale -E UTF8 -A trust -U layoutx >"$tmp/initdb.log" 2>&1 ||
@@ -97,7 +98,7 @@ echo "re-ingest of the same $PROCS files: $skipped skipped, rows $again"
 [ "$again" = "$expected" ] && [ "$skipped" = "$PROCS" ] || { echo "FAIL: re-ingest was not idempotent"; fail=1; }
 
 step "4. kill -9 in the middle of an ingest"
-big=$((ROWS * 10))
+big=$((ROWS * 25))
 awk -v n="$big" 'BEGIN { print "layer,ctx,variant,precision,ms"; for (i = 0; i < n; i++) printf "full,4096,ring,w8a16,%.6f\n", 1.6 + i / 1e8 }' >"$tmp/big.csv"
 before=$(psql_at concurrent "SELECT count(*) FROM layer_measurements")
 "$LAYOUTX" ingest "$tmp/big.csv" --device galaxy-s25 --db "$pg" >/dev/null 2>&1 &
@@ -108,9 +109,10 @@ for _ in $(seq 1 200); do
   [ "$busy" != "0" ] && break
   sleep 0.02
 done
-sleep 0.3
-kill -9 "$victim" 2>/dev/null && echo "killed ingest $victim while writing"
-wait "$victim" 2>/dev/null || true
+kill -9 "$victim" 2>/dev/null || true
+rc=0
+wait "$victim" 2>/dev/null || rc=$?
+if [ "$rc" = 137 ]; then echo "killed ingest $victim (SIGKILL) in its transaction"; else echo "FAIL: the ingest was not killed mid-way (exit $rc)"; fail=1; fi
 sleep 0.5  # the server notices the closed socket and rolls the transaction back
 after=$(psql_at concurrent "SELECT count(*) FROM layer_measurements")
 partial=$(psql_at concurrent "SELECT count(*) FROM measurement_runs r WHERE source_path LIKE '%big.csv'")
