@@ -128,6 +128,8 @@ void add_step_verb(CLI::App& app) {
       w.end_object();
       return;
     }
+    std::cout << m.name << " on " << predictor->device() << " (calibration " << predictor->calibration_id() << ", "
+              << args->predictor.source << ")\n\n";
     Table t({"ctx", "hybrid ms", "all-full ms", "speedup"});
     for (const auto& pt : s.points)
       t.add({std::to_string(pt.ctx), fmt(pt.hybrid_ms), fmt(pt.all_full_ms), fmt(pt.all_full_ms / pt.hybrid_ms, 3)});

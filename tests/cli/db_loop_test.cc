@@ -161,7 +161,7 @@ TEST_F(DbLoop, CalibrationSavedInTheDatabaseIsUsedAndNamedEverywhere) {
   EXPECT_GT(latency(mine.out), latency(shipped.out) + 0.1) << "the new measurement moves the prediction toward it";
   EXPECT_LT(latency(mine.out), 4.72);
   // Every cost-model verb names the calibration and its source, in text and JSON.
-  for (const std::string& verb : {std::string("select --no-fidelity --ctx 4096"), std::string("step --ctx 4096"),
+  for (const std::string& verb : {std::string("select --no-fidelity --ctx 4096"), std::string("step --ctx 4096"), std::string("step --sweep-ctx 1024:4096"),
                                   std::string("whatif --no-fidelity --precision w8a16"),
                                   std::string("predict --layer full")}) {
     Result text = layoutx(verb + " --db " + db_);
