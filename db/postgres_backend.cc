@@ -27,7 +27,13 @@ std::string message(PGconn* c) {
 class PgStatement : public StatementImpl {
  public:
   PgStatement(PGconn* c, const std::string& name, const std::string& sql) : conn_(c), name_(name), sql_(sql) {}
-  ~PgStatement() override { PQclear(res_); }
+  ~PgStatement() override {
+    PQclear(res_);
+    // Free the server-side statement; not inside a failed transaction (nothing runs there until
+    // its rollback, which frees nothing of this, so the name is left to the session's end).
+    if (!prepared_.empty() && PQtransactionStatus(conn_) != PQTRANS_INERROR)
+      PQclear(PQexec(conn_, ("DEALLOCATE " + prepared_).c_str()));
+  }
 
   void bind_int64(int i, int64_t v) override { set(i, std::to_string(v)); }
   void bind_double(int i, double v) override {
@@ -44,7 +50,19 @@ class PgStatement : public StatementImpl {
     if (!res_) {
       std::vector<const char*> values;
       for (const auto& p : params_) values.push_back(p ? p->c_str() : nullptr);
-      res_ = PQexecParams(conn_, sql_.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr, nullptr, 0);
+      // A statement run a second time is prepared on the server (parsed and planned once: the
+      // multi-row INSERTs of a big file); a statement run once is sent with its parameters.
+      if (++runs_ == 2) {
+        static int counter = 0;
+        prepared_ = "layoutx_" + std::to_string(++counter);
+        PGresult* p = PQprepare(conn_, prepared_.c_str(), sql_.c_str(), static_cast<int>(values.size()), nullptr);
+        const bool ok = PQresultStatus(p) == PGRES_COMMAND_OK;
+        PQclear(p);
+        if (!ok) prepared_.clear();
+      }
+      res_ = prepared_.empty()
+                 ? PQexecParams(conn_, sql_.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr, nullptr, 0)
+                 : PQexecPrepared(conn_, prepared_.c_str(), static_cast<int>(values.size()), values.data(), nullptr, nullptr, 0);
       const ExecStatusType st = PQresultStatus(res_);
       if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
         std::string m = message(conn_);
@@ -87,6 +105,8 @@ class PgStatement : public StatementImpl {
   std::vector<std::optional<std::string>> params_;
   PGresult* res_ = nullptr;
   int row_ = -1;
+  int runs_ = 0;           // executions so far
+  std::string prepared_;   // the server-side statement's name, once prepared
 };
 
 class PgConnection : public ConnectionImpl {
