@@ -4,6 +4,7 @@
 // --benchmark_report_aggregates_only=true for medians.
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <unistd.h>
 
@@ -59,7 +60,37 @@ void BM_IngestQnnCsv(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kOpRows);
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(text.size()));
 }
-BENCHMARK(BM_IngestQnnCsv)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_IngestQnnCsv)->Unit(benchmark::kMillisecond)->UseRealTime();  // rows/s by the wall clock
+
+// The same into PostgreSQL (LAYOUTX_BENCH_PG: a libpq URI of an empty database; skipped when
+// unset; tests/db/postgres_suite.sh with LAYOUTX_PG_BENCH sets it). Each iteration a new file
+// content (seeded), so nothing is skipped as already ingested.
+void BM_IngestQnnCsvPostgres(benchmark::State& state) {
+  const char* uri = std::getenv("LAYOUTX_BENCH_PG");
+  if (!uri || !*uri) {
+    state.SkipWithError("LAYOUTX_BENCH_PG not set");
+    return;
+  }
+  auto conn = layoutx::db::open_database(uri);
+  layoutx::db::IngestContext ctx;
+  ctx.device = "bench-device";
+  ctx.variant = "roll";
+  ctx.layer = "sliding";
+  ctx.ctx = 4096;
+  static uint32_t seed = 100;  // across repetitions too: a repeated content would be skipped
+  for (auto _ : state) {
+    state.PauseTiming();
+    const std::string text = layoutx::db::synthetic_qnn_csv(kInferences, kOpsPerInference, seed++);
+    state.ResumeTiming();
+    auto r = layoutx::db::ingest_text(*conn, text, "bench.csv", ctx);
+    if (static_cast<int64_t>(r.ops) != kOpRows) {
+      state.SkipWithError("wrong op count");
+      break;
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * kOpRows);
+}
+BENCHMARK(BM_IngestQnnCsvPostgres)->Unit(benchmark::kMillisecond)->UseRealTime();  // the server works too: wall clock
 
 void BM_Sha256(benchmark::State& state) {
   const std::string& text = profile_text();

@@ -10,6 +10,7 @@
 #include "costmodel/htp_predictor.h"
 #include "costmodel/measurements.h"
 #include "db/calibration_records.h"
+#include "costmodel/repeated_timings.h"
 #include "db/costmodel_records.h"
 #include "db/schema.h"
 #include "support/json_writer.h"
@@ -22,7 +23,8 @@ namespace {
 struct CalibrateArgs {
   std::vector<std::string> data;
   std::string device = costmodel::kDefaultDevice;
-  std::string out;
+  std::string out;            // --out FILE
+  bool update_shipped = false;  // --update-shipped: write configs/calibration/<device>.calibration.yaml
   bool json = false;
   bool no_save = false;
   std::string db;  // --db: add the database's timings of the device; record the calibration there
@@ -30,7 +32,8 @@ struct CalibrateArgs {
 
 std::string pct(double v) { return fmt(100.0 * v, 1) + "%"; }
 
-void print_table(const costmodel::FitReport& rep, const costmodel::DeviceSpec& dev, const std::string& out) {
+void print_table(const costmodel::FitReport& rep, const costmodel::DeviceSpec& dev, const std::string& out,
+                 const std::string& db_saved) {
   const costmodel::Calibration& c = rep.calibration;
   std::cout << "fit: " << rep.rows.size() << " measurements, " << c.theta.size() << " coefficients ("
             << fmt(c.effective_parameters, 2) << " effective parameters: trace of the hat matrix)\n\n";
@@ -59,10 +62,13 @@ void print_table(const costmodel::FitReport& rep, const costmodel::DeviceSpec& d
   k.print(std::cout);
   std::cout << "\ncalibration " << c.id << " (data hash " << c.data_hash << ")";
   if (!out.empty()) std::cout << " written to " << out;
+  if (!db_saved.empty()) std::cout << (out.empty() ? "" : " and") << " stored in database " << db_saved;
+  if (out.empty() && db_saved.empty()) std::cout << " not saved (--out FILE, --update-shipped or --db DB saves it)";
   std::cout << "\n";
 }
 
-void print_json(const costmodel::FitReport& rep, const costmodel::DeviceSpec& dev, const std::string& out) {
+void print_json(const costmodel::FitReport& rep, const costmodel::DeviceSpec& dev, const std::string& out,
+                const std::string& db_saved) {
   const costmodel::Calibration& c = rep.calibration;
   JsonWriter w(std::cout);
   w.begin_object();
@@ -70,6 +76,7 @@ void print_json(const costmodel::FitReport& rep, const costmodel::DeviceSpec& de
   w.field("data_hash", c.data_hash);
   w.field("device", c.device);
   w.field("written_to", out);
+  w.field("stored_in_database", db_saved);
   w.field("effective_parameters", c.effective_parameters);
   w.key("fit").begin_array();
   for (const auto& r : rep.rows) {
@@ -120,10 +127,12 @@ void add_calibrate_verb(CLI::App& app) {
   auto* sub = app.add_subcommand("calibrate", "fit the cost model to measurements; print the fit and leave-one-out error");
   sub->add_option("--data", args->data, "measurement file (repeatable; default: the shipped Galaxy S25 data)");
   sub->add_option("--device", args->device, "device spec name or .yaml")->capture_default_str();
-  sub->add_option("--out", args->out, "where to write the calibration (default: the shipped calibration file)");
-  sub->add_flag("--no-save", args->no_save, "print the fit only");
-  sub->add_option("--db", args->db, "also fit on the layer timings stored for the device in this database, "
-                                    "and record the calibration there");
+  auto* out = sub->add_option("--out", args->out, "write the calibration to this file");
+  sub->add_flag("--update-shipped", args->update_shipped,
+                "write the shipped configs/calibration/<device>.calibration.yaml (git-tracked)")->excludes(out);
+  sub->add_flag("--no-save", args->no_save, "print the fit only (not even into --db)");
+  sub->add_option("--db", args->db, "also fit on the layer timings stored for the device in this existing database "
+                                    "(repeats of one graph combined), and store the calibration there");
   sub->add_flag("--json", args->json, "print one JSON document");
   sub->callback([args] {
     // 1. The device spec (priors) and the measurement records of every data file.
@@ -138,13 +147,15 @@ void add_calibrate_verb(CLI::App& app) {
       records.insert(records.end(), r.begin(), r.end());
     }
     // 1b. With --db: the device's timings from the database (a file given here and also ingested counts once).
+    //     Repeats of one graph (in the files or the database) become one timing: their mean.
     std::unique_ptr<db::Connection> conn;
+    std::vector<costmodel::RepeatedTiming> stored;
     if (!args->db.empty()) {
-      conn = db::open_database(args->db);
-      auto r = db::costmodel_records(*conn, dev.name, files);
-      records.insert(records.end(), r.begin(), r.end());
+      conn = db::open_existing_database(args->db);
+      stored = db::costmodel_timings(*conn, dev.name, files);
       files.push_back(conn->path());
     }
+    records = costmodel::combine_repeated_timings(records, stored);
     // 2. Records from several files must still agree on their graphs and ids.
     costmodel::check_against_graphs(records);
     // 3. Fit, per-measurement residuals, leave-one-out (files under the config dir are
@@ -156,25 +167,27 @@ void add_calibrate_verb(CLI::App& app) {
     costmodel::FitReport rep = costmodel::calibrate(records, dev, provenance);
     if (!conn) rep.calibration.source_hash = costmodel::source_hash(bytes, dev);  // files alone: checkable by bytes
     // 4. Save, unless asked not to.
+    //    A file only when asked: the shipped one is git-tracked (a plain calibrate leaves the checkout clean).
     std::string out;
-    if (!args->no_save) {
-      out = args->out.empty() ? config_path(costmodel::kDefaultCalibration) : args->out;
+    if (!args->no_save && (!args->out.empty() || args->update_shipped)) {
+      out = args->update_shipped ? config_path("calibration/" + dev.name + ".calibration.yaml") : args->out;
       costmodel::save_calibration(rep.calibration, &rep, out);
     }
-    // 4b. With --db: record the calibration (id, coefficients, data hash, provenance, LOO error).
-    if (conn) {
-      std::string coefficients;
-      for (size_t i = 0; i < rep.calibration.names.size(); ++i)
-        coefficients += rep.calibration.names[i] + "=" + std::to_string(rep.calibration.theta[static_cast<Eigen::Index>(i)]) + "\n";
+    // 4b. With --db: store the whole calibration document (predict --db etc. load it back), with its
+    //     id, data hash, provenance and LOO error.
+    std::string db_saved;
+    if (conn && !args->no_save) {
+      const std::string coefficients = costmodel::calibration_document(rep.calibration, &rep);
       std::string provenance;
       for (const auto& f : files) provenance += (provenance.empty() ? "" : ", ") + f;
       db::record_calibration(*conn, rep.calibration.id, dev.name, coefficients, rep.calibration.data_hash,
                              "fitted on " + provenance + " (" + std::to_string(records.size()) + " records)",
                              rep.calibration.loo_median);
+      db_saved = conn->path();
     }
     // 5. Print.
-    if (args->json) print_json(rep, dev, out);
-    else print_table(rep, dev, out);
+    if (args->json) print_json(rep, dev, out, db_saved);
+    else print_table(rep, dev, out, db_saved);
   });
 }
 

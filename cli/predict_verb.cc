@@ -21,7 +21,7 @@ struct PredictArgs {
   bool json = false;
 };
 
-void print_json(const model::LayerGraph& g, const costmodel::Prediction& p, bool per_op) {
+void print_json(const model::LayerGraph& g, const costmodel::Prediction& p, bool per_op, const std::string& source) {
   JsonWriter w(std::cout);
   w.begin_object();
   w.field("variant_key", g.variant.key());
@@ -36,6 +36,7 @@ void print_json(const model::LayerGraph& g, const costmodel::Prediction& p, bool
   w.field("compiles", costmodel::to_string(p.legality.compiles));
   w.field("reasons", p.legality.reasons);
   w.field("calibration_id", p.calibration_id);
+  w.field("calibration_source", source);
   if (per_op) {
     w.key("ops").begin_array();
     for (const auto& op : p.ops) {
@@ -51,7 +52,7 @@ void print_json(const model::LayerGraph& g, const costmodel::Prediction& p, bool
   w.end_object();
 }
 
-void print_table(const model::LayerGraph& g, const costmodel::Prediction& p, bool per_op) {
+void print_table(const model::LayerGraph& g, const costmodel::Prediction& p, bool per_op, const std::string& source) {
   std::cout << "variant      " << g.variant.key();
   if (!g.variant.preset().empty()) std::cout << "  (" << g.variant.preset() << ")";
   std::cout << "\nlayer        " << model::to_string(g.layer.type) << ", ctx " << g.layer.context << ", cache "
@@ -62,7 +63,7 @@ void print_table(const model::LayerGraph& g, const costmodel::Prediction& p, boo
             << fmt(p.floor_ms > 0 ? p.latency_ms / p.floor_ms : 0.0, 2) << "x the floor\n";
   std::cout << "compiles     " << costmodel::to_string(p.legality.compiles) << "\n";
   for (const auto& r : p.legality.reasons) std::cout << "  " << r << "\n";
-  std::cout << "calibration  " << p.calibration_id << "\n";
+  std::cout << "calibration  " << p.calibration_id << " (" << source << ")\n";
   if (!per_op) return;
   std::cout << "\n";
   Table t({"op", "kind", "class", "ms", "share"});
@@ -85,13 +86,13 @@ void add_predict_verb(CLI::App& app) {
     auto r = args->layer.resolve();
     // 2. Build the op graph.
     auto g = model::build_layer_graph(r.layer, r.variant);
-    // 3. The device's predictor: galaxy-s25 with its saved calibration (refit if stale).
+    // 3. The device's predictor: --calibration FILE, --db's latest, or the shipped calibration.
     auto predictor = args->predictor.load();
     // 4. Predict: lower, price, interval, floor, legality.
     costmodel::Prediction p = predictor->predict(g);
     // 5. Print (compiles: no is reported, not an error: predict itself succeeded).
-    if (args->json) print_json(g, p, args->per_op);
-    else print_table(g, p, args->per_op);
+    if (args->json) print_json(g, p, args->per_op, args->predictor.source);
+    else print_table(g, p, args->per_op, args->predictor.source);
   });
 }
 

@@ -1,20 +1,24 @@
 #include "cli/predictor_options.h"
 
-#include <iostream>
-
-#include "costmodel/htp_predictor.h"
+#include "cli/calibration_source.h"
+#include "db/schema.h"
 #include "support/error.h"
 
 namespace layoutx::cli {
 
 void PredictorOptions::add_to(CLI::App& app) {
   app.add_option("--device", device, "device whose calibrated cost model predicts")->capture_default_str();
+  auto* file = app.add_option("--calibration", calibration, "predict with this saved calibration file");
+  app.add_option("--db", db, "predict with the latest calibration `calibrate --db` stored in this database")
+      ->excludes(file);
 }
 
-std::unique_ptr<costmodel::Predictor> PredictorOptions::load() const {
-  if (device == costmodel::kDefaultDevice) return costmodel::load_default_predictor(std::cerr);
-  throw Error("--device: no calibrated cost model for '" + device + "' (available: " +
-              costmodel::kDefaultDevice + ")");
+std::unique_ptr<costmodel::Predictor> PredictorOptions::load() {
+  std::unique_ptr<db::Connection> conn;
+  if (!db.empty()) conn = db::open_database_readonly(db);
+  LoadedPredictor p = load_predictor(device, calibration, conn.get(), true);
+  source = p.source;
+  return std::move(p.predictor);
 }
 
 }  // namespace layoutx::cli

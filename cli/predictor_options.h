@@ -1,5 +1,6 @@
-// The flags that choose the cost model: --device (a device spec under configs/devices/ with its
-// saved calibration). Shared by predict, step, select, whatif, regress.
+// The flags that choose the cost model: --device (a device spec under configs/devices/) and its
+// calibration: --calibration FILE, or --db DB (the database's latest for the device), else the
+// shipped one. Shared by predict, step, select, whatif.
 #pragma once
 #include <CLI/CLI.hpp>
 
@@ -12,9 +13,13 @@ namespace layoutx::cli {
 
 struct PredictorOptions {
   std::string device = "galaxy-s25";
+  std::string calibration;  // --calibration FILE
+  std::string db;           // --db DB
   void add_to(CLI::App& app);
-  // Loads the device's calibrated predictor. Throws Error naming the device and what is missing.
-  std::unique_ptr<costmodel::Predictor> load() const;
+  // Loads the device's calibrated predictor and sets `source`. Throws Error naming the device,
+  // file or database and what is missing.
+  std::unique_ptr<costmodel::Predictor> load();
+  std::string source;  // after load(): where the calibration came from (cli/calibration_source.h)
 };
 
 }  // namespace layoutx::cli

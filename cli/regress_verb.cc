@@ -9,9 +9,10 @@
 #include <unistd.h>
 
 #include "cli/plot.h"
-#include "cli/predictor_options.h"
+#include "cli/device_predictions.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
+#include "db/known_names.h"
 #include "db/regress.h"
 #include "db/schema.h"
 #include "model/builder.h"
@@ -26,40 +27,12 @@ namespace {
 struct RegressArgs {
   std::string db;
   std::string device;
+  std::string model;
+  std::string calibration;  // --calibration FILE: predict with it instead of the database's latest
   double tolerance = 0.03;
+  bool record_predictions = false;
   bool json = false;
   std::string plot;
-};
-
-// Predictions from each device's calibrated cost model, built from the variant's graph.
-// A device without one gets "no predictor"; the predictors and model specs are loaded once.
-class DevicePredictions {
- public:
-  std::optional<db::PredictedLatency> operator()(const db::MeasurementKey& k) {
-    auto it = predictors_.find(k.device);
-    if (it == predictors_.end()) {
-      std::unique_ptr<costmodel::Predictor> p;
-      try {
-        PredictorOptions opt;
-        opt.device = k.device;
-        p = opt.load();
-      } catch (const Error&) {
-        // no calibrated cost model for this device: its rows say "no predictor"
-      }
-      it = predictors_.emplace(k.device, std::move(p)).first;
-    }
-    if (!it->second) return std::nullopt;
-    auto m = models_.find(k.model);
-    if (m == models_.end()) m = models_.emplace(k.model, model::load_model(k.model)).first;
-    model::LayerSpec layer = m->second.layer(model::parse_layer_type(k.layer_type), k.ctx);
-    model::LayerGraph g = model::build_layer_graph(layer, model::parse_variant(k.variant_key));
-    costmodel::Prediction p = it->second->predict(g);
-    return db::PredictedLatency{p.latency_ms, p.low_ms, p.high_ms, p.calibration_id};
-  }
-
- private:
-  std::map<std::string, std::unique_ptr<costmodel::Predictor>> predictors_;
-  std::map<std::string, model::ModelSpec> models_;
 };
 
 // A variant as the nearest preset plus the axes that differ from it, then the precision:
@@ -92,7 +65,7 @@ std::string short_key(const db::MeasurementKey& k) {
 
 std::string pct(double v) { return (v >= 0 ? "+" : "") + fmt(100.0 * v, 1) + "%"; }
 
-void print_table(const db::RegressResult& r, double tolerance) {
+void print_table(const db::RegressResult& r, double tolerance, const DevicePredictions& predictions) {
   Table t({"device", "model", "variant", "layer", "ctx", "boundary", "n", "latest ms", "previous ms", "change",
            "predicted ms", "interval", "vs prediction", "verdict"});
   for (const auto& row : r.rows) {
@@ -108,13 +81,26 @@ void print_table(const db::RegressResult& r, double tolerance) {
   for (const auto& row : r.rows) n += row.regression;
   std::cout << "\n" << r.rows.size() << " keys, " << n << " regressed (tolerance " << fmt(100.0 * tolerance, 1)
             << "% against the previous measurement; above the prediction interval)\n";
+  for (const auto& [device, src] : predictions.sources())
+    std::cout << device << ": " << (src.first.empty() ? src.second : "calibration " + src.first + " (" + src.second + ")")
+              << "\n";
 }
 
-void print_json(const db::RegressResult& r, const RegressArgs& a) {
+void print_json(const db::RegressResult& r, const RegressArgs& a, const DevicePredictions& predictions) {
   JsonWriter w(std::cout);
   w.begin_object();
   w.field("tolerance", a.tolerance);
   w.field("regression", r.any_regression);
+  w.key("calibrations").begin_array();
+  for (const auto& [device, src] : predictions.sources()) {
+    w.begin_object();
+    w.field("device", device);
+    w.key("calibration_id");
+    src.first.empty() ? w.null() : w.value(src.first);
+    w.field("calibration_source", src.second);
+    w.end_object();
+  }
+  w.end_array();
   w.key("rows").begin_array();
   for (const auto& row : r.rows) {
     w.begin_object();
@@ -201,26 +187,37 @@ void add_regress_verb(CLI::App& app) {
   auto args = std::make_shared<RegressArgs>();
   auto* sub = app.add_subcommand("regress", "latest measurements vs predictions and vs the previous measurement; "
                                             "exit 0 clean, 1 regression, 2 error");
-  sub->add_option("--db", args->db, "database file (default: $XDG_DATA_HOME/layoutx/layoutx.db)");
+  sub->add_option("--db", args->db, "existing database file, opened read-only (default: $XDG_DATA_HOME/layoutx/layoutx.db)");
   sub->add_option("--device", args->device, "only this device (default: every device)");
+  sub->add_option("--model", args->model, "only this model (default: every model)");
+  sub->add_option("--calibration", args->calibration,
+                  "predict with this calibration file (default: the database's latest for the device, else the shipped one)");
   sub->add_option("--tolerance", args->tolerance, "relative slowdown against the previous measurement")
       ->capture_default_str()->check(CLI::Range(0.0, 10.0));
+  sub->add_flag("--record-predictions", args->record_predictions,
+                "store the predictions made in the database (report's calibration error over time)");
   sub->add_flag("--json", args->json, "print one JSON document");
   sub->add_option("--plot", args->plot, "write predicted vs measured and the histories to this PNG (gnuplot)");
   sub->callback([args] {
-    // 1. Open the database.
-    auto conn = db::open_database(args->db);
-    // 2. Compare every key's latest measurement with its previous one and with its prediction.
+    // 1. Open the existing database: read-only unless asked to record the predictions.
+    auto conn = args->record_predictions ? db::open_existing_database(args->db) : db::open_database_readonly(args->db);
+    // 2. A mistyped device or model is an error, not "0 keys, 0 regressed".
+    db::require_known(*conn, args->device, args->model);
+    // 3. Compare every key's latest measurement with its previous one and with its prediction.
     db::RegressOptions opt;
     opt.device = args->device;
+    opt.model = args->model;
     opt.tolerance = args->tolerance;
-    DevicePredictions predictions;
+    opt.record_predictions = args->record_predictions;
+    DevicePredictions predictions(*conn, args->calibration);
+    for (const auto& d : db::measured_devices(*conn))
+      if (args->device.empty() || d == args->device) predictions.load(d);
     db::RegressResult r = db::regress(*conn, opt, std::ref(predictions));
-    // 3. Print; plot if asked.
-    if (args->json) print_json(r, *args);
-    else print_table(r, args->tolerance);
+    // 4. Print; plot if asked.
+    if (args->json) print_json(r, *args, predictions);
+    else print_table(r, args->tolerance, predictions);
     if (!args->plot.empty()) plot(r, args->plot);
-    // 4. The exit status a CI job gates on.
+    // 5. The exit status a CI job gates on.
     if (r.any_regression) verb_exit_status() = 1;
   });
 }

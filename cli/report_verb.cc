@@ -3,10 +3,17 @@
 // were never measured, and the calibration error over time.
 #include <iostream>
 
+#include "cli/choice_output.h"
+#include "cli/device_predictions.h"
+#include "cli/html_report.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
+#include "db/ingest.h"
+#include "db/known_names.h"
 #include "db/report.h"
 #include "db/schema.h"
+#include "explorer/evaluator.h"
+#include "model/model_loader.h"
 #include "support/json_writer.h"
 
 namespace layoutx::cli {
@@ -15,6 +22,10 @@ namespace {
 
 struct ReportArgs {
   std::string db;
+  std::string html;         // --html DIR
+  std::string calibration;  // --calibration FILE (the page's predictions)
+  int decision_ctx = 4096;
+  std::string device, model;  // filters ("" = every one)
   bool json = false;
 };
 
@@ -45,7 +56,7 @@ void print_table(const std::vector<db::DeviceModelReport>& reps, const std::stri
     for (const auto& n : never) std::cout << " " << n << ";";
     std::cout << "\n\ncalibration error over time (stored predictions vs the latest measurement of their key):\n";
     if (r.calibration.empty()) {
-      std::cout << "  none yet (layoutx regress records the predictions it compares)\n";
+      std::cout << "  none yet (layoutx regress --record-predictions records the predictions it compares)\n";
       continue;
     }
     Table c({"calibration", "first used", "predictions", "mean |error|", "LOO (fit)"});
@@ -101,22 +112,78 @@ void print_json(const std::vector<db::DeviceModelReport>& reps, const std::strin
   w.end_object();
 }
 
+// The page's data: the report, regress's rows against the current calibrations (read-only:
+// nothing recorded), and what select chooses now for each measured model and precision.
+HtmlReportInput html_input(db::Connection& conn, const ReportArgs& a, std::vector<db::DeviceModelReport> reps) {
+  HtmlReportInput in;
+  in.database = conn.path();
+  in.generated_at = db::now_utc();
+  in.reports = std::move(reps);
+  DevicePredictions predictions(conn, a.calibration);
+  db::RegressOptions opt;
+  opt.device = a.device;
+  opt.model = a.model;
+  in.tolerance = opt.tolerance;
+  in.regress = db::regress(conn, opt, std::ref(predictions));
+  for (const auto& r : in.reports) {
+    costmodel::Predictor* predictor = predictions.load(r.device);
+    if (!predictor) continue;
+    explorer::Evaluator ev(*predictor);
+    model::ModelSpec m = model::load_model(r.model);
+    for (auto p : {model::Precision::kFp16, model::Precision::kW8A16, model::Precision::kW4A16}) {
+      ContextAnswer ans = answer_context(ev, m, a.decision_ctx, p, same_policy({}));
+      for (const auto& c : ans.choices) {
+        ReportDecision d;
+        d.device = r.device;
+        d.model = r.model;
+        d.precision = model::to_string(p);
+        d.layer = model::to_string(c.layer);
+        d.ctx = a.decision_ctx;
+        d.chosen = short_name(c.chosen.eval.variant);
+        d.chosen_ms = c.chosen.eval.prediction.latency_ms;
+        if (c.runner_up) {
+          d.runner_up = short_name(c.runner_up->eval.variant);
+          d.runner_up_ms = c.runner_up->eval.prediction.latency_ms;
+        }
+        d.margin_ms = c.margin_ms;
+        d.tie = c.tie;
+        d.calibration_id = predictor->calibration_id();
+        in.decisions.push_back(d);
+      }
+    }
+  }
+  in.calibrations = predictions.sources();
+  return in;
+}
+
 }  // namespace
 
 void add_report_verb(CLI::App& app) {
   auto args = std::make_shared<ReportArgs>();
   auto* sub = app.add_subcommand("report", "what the measurement database holds: counts, design-space coverage, "
                                            "calibration error over time");
-  sub->add_option("--db", args->db, "database file (default: $XDG_DATA_HOME/layoutx/layoutx.db)");
+  sub->add_option("--db", args->db, "existing database file, opened read-only (default: $XDG_DATA_HOME/layoutx/layoutx.db)");
+  sub->add_option("--device", args->device, "only this device (default: every device)");
+  sub->add_option("--model", args->model, "only this model (default: every model)");
+  sub->add_option("--html", args->html, "also write a static page with SVG plots to DIR/index.html");
+  sub->add_option("--calibration", args->calibration,
+                  "the page's predictions from this calibration file (default: the database's latest, else the shipped one)");
+  sub->add_option("--decision-ctx", args->decision_ctx, "context (tokens) of the page's latest decisions")
+      ->capture_default_str()->check(CLI::Range(1, 1 << 20));
   sub->add_flag("--json", args->json, "print one JSON document");
   sub->callback([args] {
-    // 1. Open the database.
-    auto conn = db::open_database(args->db);
+    // 1. Open the existing database read-only; a mistyped device or model is an error.
+    auto conn = db::open_database_readonly(args->db);
+    db::require_known(*conn, args->device, args->model);
     // 2. Counts, coverage and calibration error per device and model.
-    auto reps = db::report(*conn);
-    // 3. Print.
+    auto reps = db::report(*conn, args->device, args->model);
+    // 3. The page, if asked (written before printing, so a bad DIR fails the verb with nothing printed).
+    std::string page;
+    if (!args->html.empty()) page = write_html_report(args->html, html_input(*conn, *args, reps));
+    // 4. Print.
     if (args->json) print_json(reps, conn->path());
     else print_table(reps, conn->path());
+    if (!page.empty() && !args->json) std::cout << "\nwrote " << page << "\n";
   });
 }
 

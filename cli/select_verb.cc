@@ -88,6 +88,7 @@ void add_select_verb(CLI::App& app) {
         w.field("model", m.name);
         w.field("device", predictor->device());
         w.field("calibration_id", predictor->calibration_id());
+        w.field("calibration_source", args->predictor.source);
         w.field("precision", model::to_string(p));
         w.field("ctx", a.ctx);
         w.key("choices").begin_array();
@@ -114,7 +115,7 @@ void add_select_verb(CLI::App& app) {
     }
     std::cout << "layoutx select: " << m.name << " (" << m.count(model::LayerType::kSliding) << " sliding + "
               << m.count(model::LayerType::kFull) << " full) on " << predictor->device() << ", calibration "
-              << predictor->calibration_id() << ", " << model::to_string(p) << "\n";
+              << predictor->calibration_id() << " (" << args->predictor.source << "), " << model::to_string(p) << "\n";
     std::cout << "fidelity: " << args->fidelity.describe(fidelity.get()) << "\n";
     for (size_t i = 0; i < answers.size(); ++i) {
       std::cout << "\nctx " << answers[i].ctx << "\n";

@@ -73,6 +73,7 @@ void add_step_verb(CLI::App& app) {
         w.field("model", m.name);
         w.field("device", predictor->device());
         w.field("calibration_id", predictor->calibration_id());
+        w.field("calibration_source", args->predictor.source);
         w.field("ctx", args->ctx);
         w.key("layouts").begin_object();
         for (const auto& [t, v] : a) w.field(model::to_string(t), v.key());
@@ -82,7 +83,7 @@ void add_step_verb(CLI::App& app) {
         return;
       }
       std::cout << m.name << " at ctx " << args->ctx << " on " << predictor->device() << " (calibration "
-                << predictor->calibration_id() << ")\n\n";
+                << predictor->calibration_id() << ", " << args->predictor.source << ")\n\n";
       Table t({"layer", "n", "layout", "ms per layer", "ms total"});
       for (const auto& [type, v] : a) {
         if (!c.step.layers.count(type)) continue;
@@ -104,6 +105,7 @@ void add_step_verb(CLI::App& app) {
       w.field("model", m.name);
       w.field("device", predictor->device());
       w.field("calibration_id", predictor->calibration_id());
+      w.field("calibration_source", args->predictor.source);
       w.key("layouts").begin_object();
       for (const auto& [t, v] : a) w.field(model::to_string(t), v.key());
       w.end_object();
@@ -126,6 +128,8 @@ void add_step_verb(CLI::App& app) {
       w.end_object();
       return;
     }
+    std::cout << m.name << " on " << predictor->device() << " (calibration " << predictor->calibration_id() << ", "
+              << args->predictor.source << ")\n\n";
     Table t({"ctx", "hybrid ms", "all-full ms", "speedup"});
     for (const auto& pt : s.points)
       t.add({std::to_string(pt.ctx), fmt(pt.hybrid_ms), fmt(pt.all_full_ms), fmt(pt.all_full_ms / pt.hybrid_ms, 3)});

@@ -105,6 +105,7 @@ void add_whatif_verb(CLI::App& app) {
       w.begin_object();
       w.field("device", predictor->device());
       w.field("calibration_id", predictor->calibration_id());
+      w.field("calibration_source", args->predictor.source);
       w.key("current");
       scenario_json(w, cur);
       w.key("question");
@@ -124,7 +125,7 @@ void add_whatif_verb(CLI::App& app) {
     std::cout << "current:  " << describe(cur) << "\nquestion: " << describe(q);
     for (const auto& s : args->sets) std::cout << ", " << s;
     for (const auto& s : args->set_model) std::cout << ", " << s;
-    std::cout << "\n(" << predictor->device() << ", calibration " << predictor->calibration_id() << ")\n\n";
+    std::cout << "\n(" << predictor->device() << ", calibration " << predictor->calibration_id() << ", " << args->predictor.source << ")\n\n";
     Table t({"layer", "current", "ms", "n", "question", "ms", "n", "difference ms/layer"});
     for (auto type : {model::LayerType::kSliding, model::LayerType::kFull}) {
       const auto* a = find(cur.answer, type);

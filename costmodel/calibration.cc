@@ -12,7 +12,9 @@
 #include "costmodel/features.h"
 #include "costmodel/lowering.h"
 #include "costmodel/nnls.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
+#include "support/paths.h"
 #include "support/yaml_reader.h"
 
 namespace layoutx::costmodel {
@@ -259,7 +261,7 @@ double interval_half_width_ms(const Calibration& c, const Eigen::VectorXd& row, 
   return c.z * std::sqrt(coef_var_ms2 + model_sd_ms * model_sd_ms);
 }
 
-void save_calibration(const Calibration& c, const FitReport* report, const std::string& path) {
+std::string calibration_document(const Calibration& c, const FitReport* report) {
   std::ostringstream o;
   o << "# Cost-model calibration, written by `layoutx calibrate`; do not edit by hand.\n"
     << "# Coefficients: time per lowered op = dispatch (us) + MB * us_per_mb + MMAC * us_per_mmac.\n"
@@ -297,15 +299,20 @@ void save_calibration(const Calibration& c, const FitReport* report, const std::
       o << "#   " << l.record->id << "  " << num(l.measured_ms) << "  " << num(l.predicted_ms) << "  "
         << num(l.rel_error) << "\n";
   }
-  std::ofstream f(path, std::ios::binary);
-  if (!f) throw Error(path + ": cannot write the calibration");
-  f << o.str();
-  if (!f) throw Error(path + ": write failed");
+  return o.str();
+}
+
+void save_calibration(const Calibration& c, const FitReport* report, const std::string& path) {
+  write_file_atomically(path, calibration_document(c, report));
 }
 
 Calibration load_calibration(const std::string& path, const DeviceSpec& device) {
+  return parse_calibration(read_text_file(path), path, device);
+}
+
+Calibration parse_calibration(const std::string& text, const std::string& path, const DeviceSpec& device) {
   ErrorList errors;
-  YAML::Node root = load_yaml_file(path);
+  YAML::Node root = load_yaml_text(text, path);
   MapReader top(path, root, "", errors);
   Calibration c;
   top.integer("version", true, kCalibrationVersion, kCalibrationVersion);

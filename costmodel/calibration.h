@@ -86,10 +86,14 @@ std::string source_hash(const std::vector<std::string>& file_bytes, const Device
 // whose point prediction is `latency_ms`.
 double interval_half_width_ms(const Calibration& c, const Eigen::VectorXd& row, double latency_ms);
 
-// YAML file (configs/calibration/<device>.calibration.yaml).
+// YAML file (configs/calibration/<device>.calibration.yaml), written atomically; the document
+// itself (also what `calibrate --db` stores in the database).
 void save_calibration(const Calibration& c, const FitReport* report, const std::string& path);
+std::string calibration_document(const Calibration& c, const FitReport* report);
 // Throws Error if the file is malformed or was made for another device / coefficient set /
 // feature version.
 Calibration load_calibration(const std::string& path, const DeviceSpec& device);
+// Same for a document in memory; `name` stands for the file in messages.
+Calibration parse_calibration(const std::string& text, const std::string& name, const DeviceSpec& device);
 
 }  // namespace layoutx::costmodel

@@ -2,8 +2,11 @@
 
 #include <ctime>
 #include <fstream>
+#include <map>
 #include <sstream>
 
+#include "db/batch_insert.h"
+#include "db/ingest_checks.h"
 #include "db/schema.h"
 #include "db/sha256.h"
 #include "model/variant.h"
@@ -67,7 +70,7 @@ int64_t device_id(Connection& c, const std::string& name, const std::string& des
 }
 
 int64_t model_id(Connection& c, const std::string& name) {
-  c.prepare("INSERT OR IGNORE INTO models (name) VALUES (?1)").bind(1, name).run();
+  c.prepare("INSERT INTO models (name) VALUES (?1) ON CONFLICT DO NOTHING").bind(1, name).run();
   auto q = c.prepare("SELECT id FROM models WHERE name = ?1");
   q.bind(1, name).step();
   return q.int64(0);
@@ -75,7 +78,7 @@ int64_t model_id(Connection& c, const std::string& name) {
 
 int64_t variant_id(Connection& c, const std::string& key) {
   model::Variant v = model::parse_variant(key);
-  c.prepare("INSERT OR IGNORE INTO variants (key, preset, precision) VALUES (?1, ?2, ?3)")
+  c.prepare("INSERT INTO variants (key, preset, precision) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING")
       .bind(1, v.key()).bind(2, v.preset()).bind(3, model::to_string(v.precision)).run();
   auto q = c.prepare("SELECT id FROM variants WHERE key = ?1");
   q.bind(1, v.key()).step();
@@ -103,6 +106,12 @@ IngestResult store_profile(Connection& c, const Profile& p, const std::string& n
       throw Error(name + ": this format profiles one graph: give --layer sliding|full");
     if (!ctx.ctx || *ctx.ctx < 1) throw Error(name + ": this format profiles one graph: give --ctx N");
   }
+  // Refuse impossible timings, unknown models and short sliding caches, naming file and row.
+  std::vector<LayerRowToStore> to_check;
+  for (const auto& l : p.layers)
+    to_check.push_back({l.model.empty() ? ctx.model : l.model, l.layer_type.empty() ? ctx.layer : l.layer_type,
+                        l.cache_entries, l.ms, l.line});
+  check_layer_rows(to_check, name);
   // 1. One transaction; the write lock is taken up front.
   Transaction tx(c);
   // 2. Idempotence: the same content was ingested before.
@@ -117,15 +126,35 @@ IngestResult store_profile(Connection& c, const Profile& p, const std::string& n
   int64_t dev = device_id(c, device, p.device_description);
   std::string notes = p.notes;
   if (!ctx.notes.empty()) notes += (notes.empty() ? "" : "; ") + ctx.notes;
-  c.prepare("INSERT INTO measurement_runs (source_path, content_hash, format, tool, tool_version, device_id, "
-            "ingested_at, notes, boundary) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
-      .bind(1, name).bind(2, hash).bind(3, to_string(p.format)).bind(4, p.tool).bind(5, p.tool_version)
-      .bind(6, dev).bind(7, now_utc()).bind(8, notes).bind(9, p.boundary).run();
-  res.run_id = c.last_insert_id();
+  //    The unique content hash decides between concurrent writers of the same file (not the
+  //    read above): the loser's insert does nothing, and its transaction rolls back.
+  auto run = c.prepare("INSERT INTO measurement_runs (source_path, content_hash, format, tool, tool_version, device_id, "
+                       "ingested_at, notes, boundary) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+                       "ON CONFLICT (content_hash) DO NOTHING RETURNING id");
+  run.bind(1, name).bind(2, hash).bind(3, to_string(p.format)).bind(4, p.tool).bind(5, p.tool_version)
+      .bind(6, dev).bind(7, now_utc()).bind(8, notes).bind(9, p.boundary);
+  if (!run.step()) {
+    auto other = c.prepare("SELECT id FROM measurement_runs WHERE content_hash = ?1");
+    other.bind(1, hash);
+    res.skipped = true;
+    res.run_id = other.step() ? other.int64(0) : 0;
+    return res;  // rolls back the device / model rows this transaction added
+  }
+  res.run_id = run.int64(0);
+  run.reset();
   // 4. Layer-level measurements (a one-graph profile's total takes the command line's variant).
-  auto ins_layer = c.prepare(
-      "INSERT INTO layer_measurements (run_id, device_id, model_id, variant_id, layer_type, ctx, cache_entries, "
-      "precision, ms, samples) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+  //    Model and variant ids are looked up once per name; rows go in multi-row INSERTs.
+  std::map<std::string, int64_t> models, variants;
+  auto mid = [&](const std::string& n) {
+    auto it = models.find(n);
+    return it != models.end() ? it->second : models.emplace(n, model_id(c, n)).first->second;
+  };
+  auto vid = [&](const std::string& k) {
+    auto it = variants.find(k);
+    return it != variants.end() ? it->second : variants.emplace(k, variant_id(c, k)).first->second;
+  };
+  BatchInsert ins_layer(c, "INSERT INTO layer_measurements (run_id, device_id, model_id, variant_id, layer_type, ctx, "
+                           "cache_entries, precision, ms, samples)", 10);
   std::optional<int64_t> graph_layer_id;
   for (const auto& l : p.layers) {
     std::string key = l.variant_key.empty() ? ctx_key : l.variant_key;
@@ -134,29 +163,30 @@ IngestResult store_profile(Connection& c, const Profile& p, const std::string& n
     std::optional<int> lctx = l.ctx ? l.ctx : ctx.ctx;
     if (!lctx) throw Error(name + ":" + std::to_string(l.line) + ": no context for this measurement (give --ctx)");
     std::string model = l.model.empty() ? ctx.model : l.model;
-    ins_layer.bind(1, res.run_id).bind(2, dev).bind(3, model_id(c, model)).bind(4, variant_id(c, key))
-        .bind(5, layer).bind(6, *lctx).bind(7, l.cache_entries).bind(8, precision_of_key(key))
-        .bind(9, l.ms).bind(10, l.samples);
-    ins_layer.run();
-    if (one_graph) graph_layer_id = c.last_insert_id();
+    ins_layer.add({res.run_id, dev, mid(model), vid(key), layer, int64_t{*lctx}, BatchInsert::opt(l.cache_entries),
+                   precision_of_key(key), l.ms, int64_t{l.samples}});
+    if (one_graph) {  // the ops below refer to this row: store it now and take its id
+      ins_layer.finish();
+      graph_layer_id = c.last_insert_id();
+    }
     ++res.layers;
   }
+  ins_layer.finish();
   // 5. Op-level measurements, tied to the graph's layer measurement.
-  auto ins_op = c.prepare(
-      "INSERT INTO op_measurements (run_id, layer_measurement_id, inference, op_name, op_type, ms, cycles, "
-      "compute_unit) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+  BatchInsert ins_op(c, "INSERT INTO op_measurements (run_id, layer_measurement_id, inference, op_name, op_type, ms, "
+                        "cycles, compute_unit)", 8);
   for (const auto& o : p.ops) {
-    ins_op.bind(1, res.run_id).bind(2, graph_layer_id).bind(3, o.inference).bind(4, o.name).bind(5, o.type)
-        .bind(6, o.ms).bind(7, o.cycles).bind(8, o.compute_unit);
-    ins_op.run();
+    ins_op.add({res.run_id, BatchInsert::opt(graph_layer_id), int64_t{o.inference}, o.name, o.type, BatchInsert::opt(o.ms),
+                BatchInsert::opt(o.cycles), o.compute_unit});
     ++res.ops;
   }
+  ins_op.finish();
   // 6. Op shares and compile outcomes (our calibration YAML).
   auto ins_share = c.prepare(
       "INSERT INTO op_shares (run_id, model_id, layer_type, ctx, selector, op, share_min, share_max) "
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
   for (const auto& s : p.shares) {
-    ins_share.bind(1, res.run_id).bind(2, model_id(c, s.model.empty() ? ctx.model : s.model)).bind(3, s.layer_type)
+    ins_share.bind(1, res.run_id).bind(2, mid(s.model.empty() ? ctx.model : s.model)).bind(3, s.layer_type)
         .bind(4, s.ctx).bind(5, s.selector).bind(6, s.op).bind(7, s.share_min).bind(8, s.share_max);
     ins_share.run();
     ++res.shares;
@@ -165,9 +195,9 @@ IngestResult store_profile(Connection& c, const Profile& p, const std::string& n
       "INSERT INTO compile_outcomes (run_id, device_id, variant_id, precision, form, ok, exit_code, message) "
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
   for (const auto& k : p.compiles) {
-    std::optional<int64_t> vid;
-    if (!k.variant_key.empty()) vid = variant_id(c, k.variant_key);
-    ins_comp.bind(1, res.run_id).bind(2, dev).bind(3, vid).bind(4, k.precision).bind(5, k.form)
+    std::optional<int64_t> variant;
+    if (!k.variant_key.empty()) variant = vid(k.variant_key);
+    ins_comp.bind(1, res.run_id).bind(2, dev).bind(3, variant).bind(4, k.precision).bind(5, k.form)
         .bind(6, k.ok ? 1 : 0).bind(7, k.exit_code).bind(8, k.message);
     ins_comp.run();
     ++res.compiles;
@@ -182,8 +212,15 @@ IngestResult ingest_text(Connection& c, std::string_view text, const std::string
   Format f = ctx.format ? *ctx.format : detect_format(name, text);
   std::string hash = sha256_hex(text);
   Profile p = parse_profile(f, text, name);
-  // 2. Store in one transaction.
-  return store_profile(c, p, name, hash, ctx);
+  // 2. Store in one transaction; one the server aborted for a concurrent writer (a deadlock
+  //    between two files adding the same new variants in different orders) is run again.
+  for (int attempt = 1;; ++attempt) {
+    try {
+      return store_profile(c, p, name, hash, ctx);
+    } catch (const TransientDbError&) {
+      if (attempt == 5) throw;
+    }
+  }
 }
 
 IngestResult ingest_file(Connection& c, const std::string& path, const IngestContext& ctx) {

@@ -13,11 +13,11 @@ RegressResult regress(Connection& c, const RegressOptions& opt, const PredictFn&
   RegressResult out;
   // 1. Every layer measurement, grouped by key, in ingest order.
   auto q = c.prepare(
-      "SELECT d.name, m.name, v.key, l.layer_type, l.ctx, r.boundary, l.ms FROM layer_measurements l "
+      "SELECT d.name, m.name, v.key, l.layer_type, l.ctx, r.boundary, l.ms, r.ingested_at FROM layer_measurements l "
       "JOIN measurement_runs r ON r.id = l.run_id JOIN devices d ON d.id = l.device_id "
       "JOIN models m ON m.id = l.model_id JOIN variants v ON v.id = l.variant_id "
-      "WHERE ?1 = '' OR d.name = ?1 ORDER BY d.name, m.name, v.key, l.layer_type, l.ctx, r.boundary, r.id, l.id");
-  q.bind(1, opt.device);
+      "WHERE (?1 = '' OR d.name = ?1) AND (?2 = '' OR m.name = ?2) ORDER BY d.name, m.name, v.key, l.layer_type, l.ctx, r.boundary, r.id, l.id");
+  q.bind(1, opt.device).bind(2, opt.model);
   std::map<std::tuple<std::string, std::string, std::string, std::string, int, std::string>, RegressRow> rows;
   std::vector<std::tuple<std::string, std::string, std::string, std::string, int, std::string>> order;
   while (q.step()) {
@@ -28,6 +28,7 @@ RegressResult regress(Connection& c, const RegressOptions& opt, const PredictFn&
       order.push_back(k);
     }
     it->second.history_ms.push_back(q.real(6));
+    it->second.history_at.push_back(q.text(7));
   }
   // 2. Per key: against the previous measurement, then against the prediction.
   for (const auto& k : order) {

@@ -31,6 +31,7 @@ using PredictFn = std::function<std::optional<PredictedLatency>(const Measuremen
 struct RegressRow {
   MeasurementKey key;
   std::vector<double> history_ms;  // every measurement of the key, oldest first
+  std::vector<std::string> history_at;  // when each was ingested (ISO-8601 UTC), same order
   double latest_ms = 0.0;
   std::optional<double> previous_ms;
   std::optional<double> change;    // (latest - previous) / previous
@@ -44,8 +45,11 @@ struct RegressRow {
 
 struct RegressOptions {
   std::string device;        // "" = every device
+  std::string model;         // "" = every model
   double tolerance = 0.03;   // relative slowdown against the previous measurement
-  bool record_predictions = true;  // store each prediction made (once per calibration and key)
+  // Store each prediction made (once per calibration and key); needs a writable connection.
+  // Off by default: a gate does not change the database it checks.
+  bool record_predictions = false;
   // Boundaries whose figures the cost model predicts (it is calibrated on AI Hub layer times);
   // keys of other boundaries (ONNX Runtime on a CPU, NetRun wall time) are compared only with
   // their own history.

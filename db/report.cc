@@ -32,13 +32,15 @@ std::vector<std::string> all_variant_keys() {
   return {keys.begin(), keys.end()};
 }
 
-std::vector<DeviceModelReport> report(Connection& c) {
+std::vector<DeviceModelReport> report(Connection& c, const std::string& device, const std::string& model) {
   std::vector<DeviceModelReport> out;
   const auto space = all_variant_keys();
   // 1. The (device, model) pairs with layer measurements or runs.
   auto pairs = c.prepare(
       "SELECT DISTINCT d.id, d.name, m.id, m.name FROM layer_measurements l JOIN devices d ON d.id = l.device_id "
-      "JOIN models m ON m.id = l.model_id ORDER BY d.name, m.name");
+      "JOIN models m ON m.id = l.model_id WHERE (?1 = '' OR d.name = ?1) AND (?2 = '' OR m.name = ?2) "
+      "ORDER BY d.name, m.name");
+  pairs.bind(1, device).bind(2, model);
   while (pairs.step()) {
     DeviceModelReport r;
     int64_t dev = pairs.int64(0), mod = pairs.int64(2);

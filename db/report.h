@@ -34,7 +34,8 @@ struct DeviceModelReport {
   std::vector<CalibrationError> calibration; // ordered by first use
 };
 
-std::vector<DeviceModelReport> report(Connection& c);
+// Every (device, model) pair with layer measurements; `device` / `model` filter ("" = all).
+std::vector<DeviceModelReport> report(Connection& c, const std::string& device = "", const std::string& model = "");
 
 // Every valid variant of the design space (all axis values x precisions), canonical keys.
 std::vector<std::string> all_variant_keys();

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <functional>
 #include <vector>
+#include <unistd.h>
 
 #include "support/error.h"
 
@@ -155,28 +156,39 @@ std::string default_db_path() {
 }
 
 int schema_version(Connection& c) {
-  auto t = c.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'");
-  t.step();
+  auto t = c.prepare(table_exists_sql(c.dialect()));
+  t.bind(1, "schema_version").step();
   if (t.int64(0) == 0) return 0;
   auto s = c.prepare("SELECT max(version) FROM schema_version");
   if (!s.step() || s.is_null(0)) return 0;
   return static_cast<int>(s.int64(0));
 }
 
-std::unique_ptr<Connection> open_database(const std::string& path_in, int busy_timeout_ms) {
-  std::string path = path_in.empty() ? default_db_path() : path_in;
-  // 1. Create the directory the file lives in.
-  auto dir = std::filesystem::path(path).parent_path();
+namespace {
+
+// The database file must exist (and be a file): the gates never create one.
+void require_existing(const std::string& path) {
+  if (is_postgres_target(path)) return;  // a missing PostgreSQL database fails to connect
   std::error_code ec;
-  if (!dir.empty()) std::filesystem::create_directories(dir, ec);
-  // 2. Open; wait on locks for up to busy_timeout_ms before failing (several CI jobs at once).
-  auto c = std::make_unique<Connection>(path);
-  sqlite3_busy_timeout(c->raw(), busy_timeout_ms);
-  // 3. WAL: readers do not block the writer; persistent in the file once set.
-  c->exec("PRAGMA journal_mode = WAL");
-  c->exec("PRAGMA foreign_keys = ON");
-  // 4. Create or migrate, under the write lock so two processes do not both create it.
+  auto st = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(st))
+    throw Error(path + ": no such database (only `layoutx ingest` creates one; check the --db path)");
+  if (!std::filesystem::is_regular_file(st)) throw Error(path + ": not a database file");
+}
+
+std::unique_ptr<Connection> open_read_write(const std::string& path, Connection::Mode mode, int busy_timeout_ms) {
+  // 1. Open; wait on locks for up to busy_timeout_ms before failing (several CI jobs at once).
+  auto c = std::make_unique<Connection>(path, mode);
+  if (c->dialect() == Dialect::kSqlite) {
+    sqlite3_busy_timeout(c->raw(), busy_timeout_ms);
+    // 2. WAL: readers do not block the writer; persistent in the file once set.
+    c->exec("PRAGMA journal_mode = WAL");
+    c->exec("PRAGMA foreign_keys = ON");
+  }
+  // 3. Create or migrate, under the write lock so two processes do not both create it
+  //    (PostgreSQL: a transaction-scoped advisory lock on layoutx's schema).
   Transaction tx(*c);
+  if (c->dialect() == Dialect::kPostgres) c->exec("SELECT pg_advisory_xact_lock(7400421)");
   int v = schema_version(*c);
   if (v > kSchemaVersion)
     throw Error(path + ": database schema version " + std::to_string(v) + " is newer than this layoutx knows (" +
@@ -187,6 +199,56 @@ std::unique_ptr<Connection> open_database(const std::string& path_in, int busy_t
   }
   for (; v < kSchemaVersion; ++v) c->exec(*migrations()[static_cast<size_t>(v - 1)]);
   tx.commit();
+  return c;
+}
+
+}  // namespace
+
+std::unique_ptr<Connection> open_database(const std::string& path_in, int busy_timeout_ms) {
+  std::string path = path_in.empty() ? default_db_path() : path_in;
+  // Create the directory the file lives in (ingest, measure: the verbs that create a database).
+  if (!is_postgres_target(path)) {
+    auto dir = std::filesystem::path(path).parent_path();
+    std::error_code ec;
+    if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+  }
+  return open_read_write(path, Connection::Mode::kReadWriteCreate, busy_timeout_ms);
+}
+
+std::unique_ptr<Connection> open_existing_database(const std::string& path_in, int busy_timeout_ms) {
+  std::string path = path_in.empty() ? default_db_path() : path_in;
+  require_existing(path);
+  return open_read_write(path, Connection::Mode::kReadWrite, busy_timeout_ms);
+}
+
+std::unique_ptr<Connection> open_database_readonly(const std::string& path_in, int busy_timeout_ms) {
+  std::string path = path_in.empty() ? default_db_path() : path_in;
+  require_existing(path);
+  // 1. mode=ro; a WAL database whose folder is read-only has no -shm SQLite can create, so the
+  //    first read fails: then immutable=1 (nobody can be writing a file in a read-only folder).
+  std::unique_ptr<Connection> c;
+  int v = 0;
+  if (is_postgres_target(path)) {
+    c = std::make_unique<Connection>(path, Connection::Mode::kReadOnly);  // default_transaction_read_only
+    v = schema_version(*c);
+  } else {
+    try {
+      c = std::make_unique<Connection>(path, Connection::Mode::kReadOnly);
+      sqlite3_busy_timeout(c->raw(), busy_timeout_ms);
+      v = schema_version(*c);
+    } catch (const Error&) {
+      c.reset();
+      auto dir = std::filesystem::path(path).parent_path();
+      if (::access(dir.empty() ? "." : dir.c_str(), W_OK) == 0) throw;  // not the read-only-folder case
+      c = std::make_unique<Connection>(path, Connection::Mode::kImmutable);
+      v = schema_version(*c);
+    }
+  }
+  // 2. A read-only open cannot migrate: the schema must be the one this code reads.
+  if (v == 0) throw Error(path + ": not a layoutx database (no schema_version table)");
+  if (v != kSchemaVersion)
+    throw Error(path + ": database schema version " + std::to_string(v) + ", this layoutx reads version " +
+                std::to_string(kSchemaVersion) + (v < kSchemaVersion ? " (any `layoutx ingest` into it migrates it)" : ""));
   return c;
 }
 

@@ -29,6 +29,17 @@ std::string default_db_path();
 // timeout (`busy_timeout_ms`) and foreign keys. Throws Error for a newer schema than this code knows.
 std::unique_ptr<Connection> open_database(const std::string& path, int busy_timeout_ms = 10000);
 
+// For the verbs that only read (regress, report, predict --db ...): opens an EXISTING database
+// read-only (SQLite mode=ro; the journal mode is not touched, nothing is written, so a CI gate
+// cannot change what it checks). On a read-only folder or filesystem, where SQLite cannot keep
+// its -shm file, falls back to immutable=1. Throws Error when the file does not exist (only
+// `layoutx ingest` creates a database), is not a layoutx database, or has another schema version.
+std::unique_ptr<Connection> open_database_readonly(const std::string& path, int busy_timeout_ms = 10000);
+
+// For the verbs that add to an existing database without ingesting (calibrate --db, regress
+// --record-predictions): like open_database, but a missing file is an error, not created.
+std::unique_ptr<Connection> open_existing_database(const std::string& path, int busy_timeout_ms = 10000);
+
 // The schema version recorded in the database (0 if it has none yet).
 int schema_version(Connection& c);
 

@@ -10,6 +10,7 @@
 
 #include "costmodel/calibration.h"
 #include "costmodel/htp_predictor.h"
+#include "costmodel/repeated_timings.h"
 #include "db/costmodel_records.h"
 #include "db/ingest.h"
 #include "db/schema.h"
@@ -133,8 +134,7 @@ LoopRun run_loop(const LoopSetup& s, uint64_t seed, Strategy strategy) {
 
   for (int step = 0;; ++step) {
     // 3. Recalibrate on everything measured so far; re-select.
-    auto records = seed_records;
-    for (auto& r : db::costmodel_records(*db, s.device.name, {})) records.push_back(r);
+    const auto records = costmodel::combine_repeated_timings(seed_records, db::costmodel_timings(*db, s.device.name, {}));
     costmodel::Calibration cal = costmodel::calibrate(records, s.device).calibration;
     costmodel::HtpPredictor predictor(s.device, cal, rules);
     Evaluator ev(predictor);

@@ -2,34 +2,18 @@
 // that exits 2 with a message naming what is wrong.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <initializer_list>
 #include <string>
 #include <cstdlib>
-#include <sys/wait.h>
 #include <unistd.h>
+
+#include "tests/cli/run_layoutx.h"
 
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out;  // stdout and stderr together
-};
-
-Result layoutx(const std::string& args) {
-  std::string cmd = std::string(LAYOUTX_BIN) + " " + args + " 2>&1";
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-
-bool has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+using layoutx::test::has;
+using layoutx::test::layoutx;
+using layoutx::test::Result;
 
 // Every field of `keys` appears as a JSON key in `out`.
 void expect_fields(const std::string& out, std::initializer_list<const char*> keys) {

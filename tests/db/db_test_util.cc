@@ -3,11 +3,42 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 
 namespace layoutx::db::test {
 
+namespace {
+
+// With LAYOUTX_TEST_PG set (a libpq URI of a server's maintenance database, e.g.
+// postgresql://layoutx@/postgres?host=/tmp/sock; tests/db/postgres_suite.sh sets it), every
+// "*.db" the tests ask for is a fresh PostgreSQL database on that server instead of a file.
+std::string fresh_postgres_database(const std::string& admin_uri) {
+  static std::atomic<int> n{0};
+  const std::string name = "lx_test_" + std::to_string(getpid()) + "_" + std::to_string(n++);
+  Connection admin(admin_uri);
+  admin.exec("DROP DATABASE IF EXISTS " + name);
+  admin.exec("CREATE DATABASE " + name);
+  // Replace the URI's database: postgresql://user@host/DB?params.
+  const size_t scheme = admin_uri.find("://") + 3;
+  const size_t slash = admin_uri.find('/', scheme);
+  const size_t query = admin_uri.find('?', scheme);
+  std::string head = slash == std::string::npos || (query != std::string::npos && slash > query)
+                         ? admin_uri.substr(0, query == std::string::npos ? admin_uri.size() : query)
+                         : admin_uri.substr(0, slash);
+  return head + "/" + name + (query == std::string::npos ? "" : admin_uri.substr(query));
+}
+
+}  // namespace
+
+bool on_postgres() {
+  const char* pg = std::getenv("LAYOUTX_TEST_PG");
+  return pg && *pg;
+}
+
 std::string temp_path(const std::string& file) {
+  if (on_postgres() && file.size() > 3 && file.compare(file.size() - 3, 3, ".db") == 0)
+    return fresh_postgres_database(std::getenv("LAYOUTX_TEST_PG"));
   static std::atomic<int> n{0};
   auto dir = std::filesystem::temp_directory_path() /
              ("layoutx_db_test_" + std::to_string(getpid()) + "_" + std::to_string(n++));
@@ -18,11 +49,14 @@ std::string temp_path(const std::string& file) {
 
 std::string dump(Connection& c) {
   std::string out;
-  auto tables = c.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+  auto tables = c.prepare(c.dialect() == Dialect::kSqlite
+                              ? "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+                              : "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
+                                "ORDER BY table_name");
   while (tables.step()) {
     std::string t = tables.text(0);
     out += "== " + t + "\n";
-    auto rows = c.prepare("SELECT * FROM " + t + " ORDER BY rowid");
+    auto rows = c.prepare("SELECT * FROM " + t + " ORDER BY 1");  // every table's first column is its id
     while (rows.step()) {
       for (int i = 0; i < rows.columns(); ++i) out += "|" + (rows.is_null(i) ? std::string("NULL") : rows.text(i));
       out += "\n";

@@ -7,7 +7,9 @@
 
 namespace layoutx::db::test {
 
-// A new empty directory under the system temp dir; `file` inside it.
+// A new empty directory under the system temp dir; `file` inside it. Under LAYOUTX_TEST_PG, a
+// "*.db" is a fresh PostgreSQL database's URI instead (db_test_util.cc).
+bool on_postgres();
 std::string temp_path(const std::string& file);
 // Every row of every table, as text (the "database unchanged" check compares two dumps).
 std::string dump(Connection& c);

@@ -80,9 +80,15 @@ TEST(Regress, AgainstThePredictionInterval) {
   auto fast = regress(*c, {}, fixed(5.0, 0.5));              // everything below the interval: flagged, not failing
   EXPECT_FALSE(fast.any_regression);
   EXPECT_EQ(fast.rows[0].prediction_status, "faster than predicted");
-  // Predictions are recorded once per key and calibration.
+  // Nothing is stored unless asked; then each prediction once per key and calibration.
+  EXPECT_EQ(test::rows(*c, "predictions"), 0);
+  RegressOptions record;
+  record.record_predictions = true;
+  regress(*c, record, fixed(2.0, 1.1));
+  regress(*c, record, fixed(1.6, 0.2));
+  regress(*c, record, fixed(5.0, 0.5));
   EXPECT_EQ(test::rows(*c, "predictions"), 3 * 3);
-  regress(*c, {}, fixed(5.0, 0.5));
+  regress(*c, record, fixed(5.0, 0.5));
   EXPECT_EQ(test::rows(*c, "predictions"), 3 * 3);
 }
 
@@ -121,6 +127,11 @@ TEST(Regress, FiltersByDevice) {
   EXPECT_EQ(regress(*c, o, none()).rows.size(), 3u);
   o.device = "other-phone";
   EXPECT_EQ(regress(*c, o, none()).rows.size(), 2u);
+  o.device = "";
+  o.model = "spark-x2.5-1.7b";
+  EXPECT_EQ(regress(*c, o, none()).rows.size(), 5u);
+  o.model = "gemma-3-1b";
+  EXPECT_EQ(regress(*c, o, none()).rows.size(), 0u);
 }
 
 }  // namespace

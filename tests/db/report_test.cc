@@ -26,8 +26,10 @@ TEST(Report, CountsCoverageAndCalibrationError) {
   ingest_file(*c, test::fixture("ours_roll_later.csv"), ctx);
   EXPECT_TRUE(record_calibration(*c, "cal-a", "galaxy-s25", "{}", "h", "test", 0.05));
   EXPECT_FALSE(record_calibration(*c, "cal-a", "galaxy-s25", "{}", "h", "test", 0.05));
-  // Predictions 10% above every measurement of calibration cal-a.
-  regress(*c, {}, [&](const MeasurementKey& k) -> std::optional<PredictedLatency> {
+  // Predictions 10% above every measurement of calibration cal-a, recorded.
+  RegressOptions record;
+  record.record_predictions = true;
+  regress(*c, record, [&](const MeasurementKey& k) -> std::optional<PredictedLatency> {
     auto rows = records_for_device(*c, k.device);
     double latest = 0;
     for (const auto& r : rows)

@@ -46,6 +46,9 @@ class Verbs(unittest.TestCase):
 
     def test_same_documents_as_the_cli(self):
         db = os.path.join(self.work, "docs.db")
+        # report and regress read an existing database (only ingest creates one).
+        measurements = os.path.join(HERE, "..", "..", "configs", "calibration", "spark-s25-measurements.yaml")
+        self.assertEqual(cli("ingest", measurements, "--db", db)[0], 0)
         calls = [
             ("graph", dict(model=SMALL, layer="full", ctx=12, layout="score-join")),
             ("predict", dict(ctx=2048, layout="ring", precision="w8a16")),

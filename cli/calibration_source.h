@@ -1,0 +1,26 @@
+// Which calibration a cost-model verb predicts with, and saying so: `--calibration FILE`, else
+// the database's latest for the device (`--db`, and regress's database), else the shipped one.
+// Every output of predict, select, step, whatif and regress states the id and this source.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "costmodel/predictor.h"
+#include "db/sqlite.h"
+
+namespace layoutx::cli {
+
+struct LoadedPredictor {
+  std::unique_ptr<costmodel::Predictor> predictor;
+  // Where its calibration came from, e.g. "file cal.yaml", "database x.db (latest for galaxy-s25,
+  // stored 2026-12-03T06:00:00Z)", "shipped configs/calibration/galaxy-s25.calibration.yaml".
+  std::string source;
+};
+
+// `calibration_file` non-empty: that file (any device spec). Else, with `conn`: the database's
+// latest calibration of `device`; when it has none, an error if `db_required`, else the shipped
+// default. Throws Error naming the device, file or database and what is missing.
+LoadedPredictor load_predictor(const std::string& device, const std::string& calibration_file, db::Connection* conn,
+                               bool db_required);
+
+}  // namespace layoutx::cli

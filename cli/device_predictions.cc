@@ -1,0 +1,35 @@
+#include "cli/device_predictions.h"
+
+#include "cli/calibration_source.h"
+#include "model/builder.h"
+#include "model/model_loader.h"
+#include "support/error.h"
+
+namespace layoutx::cli {
+
+costmodel::Predictor* DevicePredictions::load(const std::string& device) {
+  auto it = predictors_.find(device);
+  if (it != predictors_.end()) return it->second.get();
+  LoadedPredictor p;
+  try {
+    p = load_predictor(device, calibration_file_, &conn_, false);
+  } catch (const Error& e) {
+    if (!calibration_file_.empty()) throw;
+    p.source = std::string("no predictor: ") + e.what();
+  }
+  sources_[device] = {p.predictor ? p.predictor->calibration_id() : "", p.source};
+  return predictors_.emplace(device, std::move(p.predictor)).first->second.get();
+}
+
+std::optional<db::PredictedLatency> DevicePredictions::operator()(const db::MeasurementKey& k) {
+  costmodel::Predictor* predictor = load(k.device);
+  if (!predictor) return std::nullopt;
+  auto m = models_.find(k.model);
+  if (m == models_.end()) m = models_.emplace(k.model, model::load_model(k.model)).first;
+  model::LayerSpec layer = m->second.layer(model::parse_layer_type(k.layer_type), k.ctx);
+  model::LayerGraph g = model::build_layer_graph(layer, model::parse_variant(k.variant_key));
+  costmodel::Prediction p = predictor->predict(g);
+  return db::PredictedLatency{p.latency_ms, p.low_ms, p.high_ms, p.calibration_id};
+}
+
+}  // namespace layoutx::cli

@@ -1,0 +1,186 @@
+// The database gates and loop, run as users run them: regress and report open an existing
+// database read-only (a missing one, an unknown device or model is exit 2 with the known ones
+// listed, and the database is unchanged), ingest refuses impossible rows, and a calibration
+// saved by `calibrate --db` is what predict, select, step, whatif and regress then use.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "tests/cli/run_layoutx.h"
+
+namespace {
+
+using layoutx::test::has;
+using layoutx::test::layoutx;
+using layoutx::test::Result;
+
+std::string bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A unique temp folder per test, removed at the end.
+class DbLoop : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string t = (std::filesystem::temp_directory_path() / "layoutx_db_loop_XXXXXX").string();
+    ASSERT_NE(mkdtemp(t.data()), nullptr);
+    dir_ = t;
+    db_ = (dir_ / "x.db").string();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // The shipped measurements (and optionally more files) in the database.
+  void ingest_shipped(const std::string& more = "") {
+    Result r = layoutx("ingest " + std::string(LAYOUTX_CONFIG_DIR) + "/calibration/spark-s25-measurements.yaml " +
+                       more + " --device galaxy-s25 --db " + db_);
+    ASSERT_EQ(r.status, 0) << r.out;
+  }
+  std::string write(const std::string& name, const std::string& text) {
+    std::ofstream((dir_ / name).string()) << text;
+    return (dir_ / name).string();
+  }
+  // Exit 2, the message, and the database byte for byte as it was.
+  void expect_refused(const std::string& args, const std::string& message) {
+    const std::string before = bytes(db_);
+    Result r = layoutx(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.out;
+    EXPECT_TRUE(has(r.out, message)) << args << "\n" << r.out;
+    EXPECT_EQ(bytes(db_), before) << args << ": the database changed";
+  }
+
+  std::filesystem::path dir_;
+  std::string db_;
+};
+
+TEST_F(DbLoop, GatesRefuseAMissingDatabaseAndDoNotCreateIt) {
+  for (const char* verb : {"regress", "report"}) {
+    const std::string missing = (dir_ / "sub" / "typo.db").string();
+    Result r = layoutx(std::string(verb) + " --db " + missing);
+    EXPECT_EQ(r.status, 2) << verb << "\n" << r.out;
+    EXPECT_TRUE(has(r.out, "typo.db: no such database (only `layoutx ingest` creates one")) << r.out;
+    EXPECT_FALSE(std::filesystem::exists(dir_ / "sub")) << verb << " created the folder";
+  }
+  Result c = layoutx("calibrate --no-save --db " + (dir_ / "typo.db").string());
+  EXPECT_EQ(c.status, 2) << c.out;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "typo.db"));
+}
+
+TEST_F(DbLoop, GatesRefuseAnUnknownDeviceOrModelListingTheKnownOnes) {
+  ingest_shipped();
+  expect_refused("regress --db " + db_ + " --device nope", "--device: no measurements of 'nope' in " + db_ + " (known: galaxy-s25)");
+  expect_refused("regress --db " + db_ + " --model nope", "--model: no measurements of 'nope' in " + db_ + " (known: spark-x2.5-1.7b)");
+  expect_refused("report --db " + db_ + " --device nope", "(known: galaxy-s25)");
+  expect_refused("report --db " + db_ + " --model nope", "(known: spark-x2.5-1.7b)");
+}
+
+TEST_F(DbLoop, RegressStoresNothingUnlessAsked) {
+  ingest_shipped();
+  const std::string before = bytes(db_);
+  Result r = layoutx("regress --db " + db_);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "12 keys, 0 regressed")) << r.out;
+  EXPECT_EQ(bytes(db_), before);
+  Result rep = layoutx("report --db " + db_);
+  EXPECT_TRUE(has(rep.out, "none yet (layoutx regress --record-predictions")) << rep.out;
+  Result rec = layoutx("regress --record-predictions --db " + db_);
+  EXPECT_EQ(rec.status, 0) << rec.out;
+  rep = layoutx("report --db " + db_);
+  EXPECT_TRUE(has(rep.out, "calibration error over time")) << rep.out;
+  EXPECT_FALSE(has(rep.out, "none yet")) << rep.out;
+}
+
+TEST_F(DbLoop, ReportAndRegressWorkOnAReadOnlyFileAndFolder) {
+  ingest_shipped();
+  std::filesystem::permissions(db_, std::filesystem::perms::owner_read | std::filesystem::perms::group_read);
+  std::filesystem::permissions(dir_, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+  const std::string before = bytes(db_);
+  Result rep = layoutx("report --db " + db_);
+  Result reg = layoutx("regress --db " + db_);
+  std::filesystem::permissions(dir_, std::filesystem::perms::owner_all);
+  EXPECT_EQ(rep.status, 0) << rep.out;
+  EXPECT_EQ(reg.status, 0) << reg.out;
+  EXPECT_EQ(bytes(db_), before);
+}
+
+TEST_F(DbLoop, IngestRefusesImpossibleRowsNamingFileAndRow) {
+  ingest_shipped();
+  const std::string head = "layer,ctx,variant,precision,ms\n";
+  expect_refused("ingest --device galaxy-s25 --db " + db_ + " " + write("zero.csv", head + "full,4096,ring,fp16,0\n"),
+                 "zero.csv:2: ms: must be in (0, 10000] (one layer's decode step), got 0");
+  expect_refused("ingest --device galaxy-s25 --db " + db_ + " " + write("huge.csv", head + "full,4096,ring,fp16,1e308\n"),
+                 "huge.csv:2: ms: must be in (0, 10000] (one layer's decode step), got 1e+308");
+  expect_refused("ingest --device galaxy-s25 --db " + db_ + " " +
+                     write("short.csv", "layer,ctx,variant,precision,ms,cache_entries\nsliding,4096,roll,fp16,1.7,100\n"),
+                 "short.csv:2: cache_entries: 100 is below the sliding window - 1 (511) of spark-x2.5-1.7b");
+  expect_refused("ingest --device galaxy-s25 --db " + db_ + " --model nope " + write("m.csv", head + "full,4096,ring,fp16,2\n"),
+                 "m.csv:2: model: unknown model 'nope' (known: gemma-3-1b, spark-x2.5-1.7b, spark-x2.5-4b)");
+}
+
+TEST_F(DbLoop, CalibrateWritesTheShippedFileOnlyWhenAsked) {
+  const std::string shipped = std::string(LAYOUTX_CONFIG_DIR) + "/calibration/galaxy-s25.calibration.yaml";
+  const std::string before = bytes(shipped);
+  const auto mtime = std::filesystem::last_write_time(shipped);
+  Result r = layoutx("calibrate");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "not saved (--out FILE, --update-shipped or --db DB saves it)")) << r.out;
+  EXPECT_EQ(bytes(shipped), before);
+  EXPECT_EQ(std::filesystem::last_write_time(shipped), mtime);
+  const std::string out = (dir_ / "cal.yaml").string();
+  r = layoutx("calibrate --out " + out);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(bytes(out), "coefficients:"));
+}
+
+// The loop: the shipped data plus one new profile; calibrate --db; predict (and the other
+// verbs) with --db use that calibration, say so, and the figure moves.
+TEST_F(DbLoop, CalibrationSavedInTheDatabaseIsUsedAndNamedEverywhere) {
+  // A new measurement of a graph the shipped data lacks: full ring fp16 at ctx 8192, 20% above the
+  // shipped calibration's 3.93 ms; plus a repeat of a shipped graph (sliding roll fp16, 1.689 ms).
+  ingest_shipped(write("new.csv", "layer,ctx,variant,precision,ms\nfull,8192,ring,fp16,4.72\nsliding,4096,roll,fp16,1.70\n"));
+  const std::string predict = "predict --layer full --layout ring --precision fp16 --ctx 8192 --json";
+  Result shipped = layoutx(predict);
+  ASSERT_EQ(shipped.status, 0) << shipped.out;
+  EXPECT_TRUE(has(shipped.out, "\"calibration_source\": \"shipped configs/calibration/galaxy-s25.calibration.yaml\"")) << shipped.out;
+  Result cal = layoutx("calibrate --json --db " + db_);
+  ASSERT_EQ(cal.status, 0) << cal.out;
+  EXPECT_TRUE(has(cal.out, "\"stored_in_database\": \"" + db_ + "\"")) << cal.out;
+  EXPECT_TRUE(has(cal.out, "(mean of 2)")) << "the two timings of one graph are one measurement\n" << cal.out;
+  const std::string id = cal.out.substr(cal.out.find("\"calibration_id\": \"") + 19, 8);
+  Result mine = layoutx(predict + " --db " + db_);
+  ASSERT_EQ(mine.status, 0) << mine.out;
+  EXPECT_TRUE(has(mine.out, "\"calibration_id\": \"" + id + "\"")) << mine.out;
+  EXPECT_TRUE(has(mine.out, "\"calibration_source\": \"database " + db_ + " (latest for galaxy-s25")) << mine.out;
+  auto latency = [](const std::string& json) { return std::stod(json.substr(json.find("\"latency_ms\": ") + 14)); };
+  EXPECT_GT(latency(mine.out), latency(shipped.out) + 0.1) << "the new measurement moves the prediction toward it";
+  EXPECT_LT(latency(mine.out), 4.72);
+  // Every cost-model verb names the calibration and its source, in text and JSON.
+  for (const std::string& verb : {std::string("select --no-fidelity --ctx 4096"), std::string("step --ctx 4096"), std::string("step --sweep-ctx 1024:4096"),
+                                  std::string("whatif --no-fidelity --precision w8a16"),
+                                  std::string("predict --layer full")}) {
+    Result text = layoutx(verb + " --db " + db_);
+    EXPECT_EQ(text.status, 0) << verb << "\n" << text.out;
+    EXPECT_TRUE(has(text.out, id) && has(text.out, "database " + db_)) << verb << "\n" << text.out;
+    Result json = layoutx(verb + " --json --db " + db_);
+    EXPECT_TRUE(has(json.out, "\"calibration_source\": \"database " + db_)) << verb << "\n" << json.out;
+  }
+  // regress takes the database's latest calibration by default, and --calibration FILE over it.
+  Result reg = layoutx("regress --db " + db_);
+  EXPECT_TRUE(has(reg.out, "galaxy-s25: calibration " + id + " (database " + db_)) << reg.out;
+  const std::string file = (dir_ / "shipped-copy.yaml").string();
+  std::filesystem::copy_file(std::string(LAYOUTX_CONFIG_DIR) + "/calibration/galaxy-s25.calibration.yaml", file);
+  reg = layoutx("regress --json --db " + db_ + " --calibration " + file);
+  EXPECT_TRUE(has(reg.out, "\"calibration_source\": \"file " + file + "\"")) << reg.out;
+  // Asking for a database calibration that is not there is an error, not a silent fallback.
+  Result none = layoutx(predict + " --db " + db_ + " --device onnxruntime-cpu");
+  EXPECT_EQ(none.status, 2) << none.out;
+  EXPECT_TRUE(has(none.out, "holds no calibration for 'onnxruntime-cpu'")) << none.out;
+}
+
+}  // namespace
