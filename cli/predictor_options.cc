@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "costmodel/htp_predictor.h"
+#include "costmodel/hypotheses.h"
 #include "support/error.h"
 
 namespace layoutx::cli {
@@ -12,7 +13,8 @@ void PredictorOptions::add_to(CLI::App& app) {
 }
 
 std::unique_ptr<costmodel::Predictor> PredictorOptions::load() const {
-  if (device == costmodel::kDefaultDevice) return costmodel::load_default_predictor(std::cerr);
+  // The device's hypotheses, each calibrated, combined by weight (costmodel/hypotheses.h).
+  if (device == costmodel::kDefaultDevice) return costmodel::load_default_hypothesis_predictor(std::cerr);
   throw Error("--device: no calibrated cost model for '" + device + "' (available: " +
               costmodel::kDefaultDevice + ")");
 }

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "costmodel/htp_predictor.h"
+#include "costmodel/hypotheses.h"
 #include "costmodel/measurements.h"
 #include "explorer/composition.h"
 #include "explorer/design_space.h"
@@ -167,7 +168,7 @@ TEST(DifferenceInterval, SharedCoefficientsNarrowTheDifference) {
 // sums 21 x sliding + 7 x full. The measured figures are read from the shipped data.
 TEST(Golden, AllRollCompositionOnTheCalibrationData) {
   std::ostringstream log;
-  auto pr = costmodel::load_default_predictor(log);
+  auto pr = costmodel::load_default_hypothesis_predictor(log);  // the model the verbs use
   auto spark = model::load_model("spark-x2.5-1.7b");
   auto records = costmodel::load_measurements(config_path("calibration/spark-s25-measurements.yaml"));
   auto measured = [&](LayerType t, int ctx, Precision p) {
