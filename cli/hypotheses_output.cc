@@ -32,12 +32,14 @@ struct ProbeFigures {
   costmodel::Prediction combined;
 };
 
-std::vector<ProbeFigures> probe_figures(const costmodel::HypothesisPredictor& pr) {
+// Each hypothesis's figure (all of them, in the set's order) and the combined predictor's.
+std::vector<ProbeFigures> probe_figures(const costmodel::HypothesisSet& set, const costmodel::HypothesisPredictor& pr) {
   const model::ModelSpec m = model::load_model("spark-x2.5-1.7b");
+  const auto every = costmodel::make_predictor(set, set.fits.front().device, 1.0);
   std::vector<ProbeFigures> out;
   for (const Probe& p : kProbes) {
     const model::LayerGraph g = model::build_layer_graph(m.layer(p.layer, p.context), model::parse_variant(p.variant));
-    out.push_back({pr.predict_each(g), pr.predict(g)});
+    out.push_back({every->predict_each(g), pr.predict(g)});
   }
   return out;
 }
@@ -123,7 +125,7 @@ void print_hypotheses(const costmodel::HypothesisSet& set, const costmodel::Cali
   std::vector<std::string> head2 = {"hypothesis", "weight"};
   for (const Probe& pr2 : kProbes) head2.push_back(pr2.label);
   Table p(head2);
-  const std::vector<ProbeFigures> figs = probe_figures(pr);
+  const std::vector<ProbeFigures> figs = probe_figures(set, pr);
   std::vector<size_t> order(set.fits.size());
   for (size_t h2 = 0; h2 < order.size(); ++h2) order[h2] = h2;
   std::stable_sort(order.begin(), order.end(), [&](size_t a2, size_t b2) { return set.fits[a2].weight > set.fits[b2].weight; });
@@ -223,7 +225,7 @@ void write_hypotheses_json(const costmodel::HypothesisSet& set, const costmodel:
   w.end_object();
   w.key("probes").begin_array();
   size_t i = 0;
-  for (const ProbeFigures& f : probe_figures(pr)) {
+  for (const ProbeFigures& f : probe_figures(set, pr)) {
     w.begin_object();
     w.field("variant", kProbes[i].label);
     w.field("context", kProbes[i++].context);

@@ -49,7 +49,7 @@ std::string num(double v) {
 
 }  // namespace
 
-std::vector<size_t> kept_hypotheses(const std::vector<double>& weights) {
+std::vector<size_t> kept_hypotheses(const std::vector<double>& weights, double share) {
   std::vector<size_t> order(weights.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return weights[a] > weights[b]; });
@@ -57,7 +57,7 @@ std::vector<size_t> kept_hypotheses(const std::vector<double>& weights) {
   std::vector<size_t> kept;
   double mass = 0;
   for (size_t h : order) {
-    if (!kept.empty() && mass >= kPredictorWeightMass * total) break;
+    if (!kept.empty() && share < 1 && mass >= share * total) break;
     kept.push_back(h);
     mass += weights[h];
   }
@@ -341,7 +341,7 @@ double HypothesisPredictor::difference_half_width_ms(const Prediction& a, const 
   return kZ90 * mix(weights_, mu, sd).sd;
 }
 
-std::unique_ptr<HypothesisPredictor> make_predictor(const HypothesisSet& set, const DeviceSpec& device) {
+std::unique_ptr<HypothesisPredictor> make_predictor(const HypothesisSet& set, const DeviceSpec& device, double mass) {
   (void)device;
   RuleSet rules = load_rules(config_path(kDefaultRules));
   std::vector<std::string> names;
@@ -349,7 +349,7 @@ std::unique_ptr<HypothesisPredictor> make_predictor(const HypothesisSet& set, co
   std::vector<std::unique_ptr<HtpPredictor>> members;
   std::vector<double> all;
   for (const HypothesisFit& f : set.fits) all.push_back(f.weight);
-  for (size_t h : kept_hypotheses(all)) {
+  for (size_t h : kept_hypotheses(all, mass)) {
     const HypothesisFit& f = set.fits[h];
     names.push_back(f.spec.name);
     weights.push_back(f.weight);

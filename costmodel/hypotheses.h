@@ -120,7 +120,7 @@ class HypothesisPredictor : public Predictor {
 // its speed targets. `predict --hypotheses` lists the kept ones; `calibrate` reports all.
 inline constexpr double kPredictorWeightMass = 0.99;
 // Which hypotheses are kept (indices into `weights`, in their original order).
-std::vector<size_t> kept_hypotheses(const std::vector<double>& weights);
+std::vector<size_t> kept_hypotheses(const std::vector<double>& weights, double mass = kPredictorWeightMass);
 
 // The shipped hypothesis calibration (relative to config_dir()).
 inline constexpr const char* kDefaultHypotheses = "calibration/galaxy-s25.hypotheses.yaml";
@@ -134,7 +134,9 @@ std::string hypotheses_source_hash(const std::vector<std::string>& file_bytes, c
 // The combined predictor every verb uses for galaxy-s25: the saved hypothesis calibration when
 // fresh, else a refit in memory (said on `log`).
 std::unique_ptr<HypothesisPredictor> load_default_hypothesis_predictor(std::ostream& log);
-// The same from a fitted set (no file).
-std::unique_ptr<HypothesisPredictor> make_predictor(const HypothesisSet& set, const DeviceSpec& device);
+// The same from a fitted set (no file), keeping the hypotheses that hold `mass` of the weight
+// (1: every hypothesis).
+std::unique_ptr<HypothesisPredictor> make_predictor(const HypothesisSet& set, const DeviceSpec& device,
+                                                    double mass = kPredictorWeightMass);
 
 }  // namespace layoutx::costmodel
