@@ -192,6 +192,11 @@ HypothesisPredictor::HypothesisPredictor(std::vector<std::string> names, std::ve
     ident += members_[h]->calibration_id() + ":" + num(weights_[h]) + " ";
   }
   offset_.push_back(at);
+  weighted_theta_.resize(static_cast<Eigen::Index>(at));
+  for (size_t h = 0; h < members_.size(); ++h) {
+    const Eigen::VectorXd& theta = members_[h]->calibration().theta;
+    weighted_theta_.segment(static_cast<Eigen::Index>(offset_[h]), theta.size()) = weights_[h] * theta / 1e3;
+  }
   for (size_t h = 0; h < members_.size(); ++h) {
     const Calibration& c = members_[h]->calibration();
     size_t j = 0;
@@ -314,12 +319,7 @@ Prediction HypothesisPredictor::predict(const model::LayerGraph& graph) const {
 }
 
 double HypothesisPredictor::latency_from_row(const std::vector<double>& row) const {
-  double ms = 0;
-  for (size_t h = 0; h < members_.size(); ++h) {
-    const Eigen::VectorXd& theta = members_[h]->calibration().theta;
-    ms += weights_[h] * Eigen::Map<const Eigen::VectorXd>(row.data() + offset_[h], theta.size()).dot(theta) / 1e3;
-  }
-  return ms;
+  return Eigen::Map<const Eigen::VectorXd>(row.data(), weighted_theta_.size()).dot(weighted_theta_);
 }
 
 double HypothesisPredictor::difference_half_width_ms(const Prediction& a, const Prediction& b) const {

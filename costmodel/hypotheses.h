@@ -108,6 +108,7 @@ class HypothesisPredictor : public Predictor {
   std::vector<double> weights_;
   std::vector<std::unique_ptr<HtpPredictor>> members_;
   std::vector<size_t> offset_;  // where member h's row starts in the concatenated row
+  Eigen::VectorXd weighted_theta_;  // w_h theta_h / 1e3, concatenated: latency = row . this
   // twin_[h]: the first member with the same fitted calibration as h (h itself if none): for a
   // graph where their structures agree too, h's prediction is that member's.
   std::vector<size_t> twin_;
