@@ -8,6 +8,7 @@
 
 #include "bench/process_loop.h"
 #include "costmodel/htp_predictor.h"
+#include "costmodel/hypotheses.h"
 #include "explorer/composition.h"
 #include "explorer/design_space.h"
 #include "explorer/selection.h"
@@ -18,9 +19,10 @@ namespace {
 
 using namespace layoutx;
 
-std::unique_ptr<costmodel::HtpPredictor> predictor() {
+// The predictor the verbs use: the device's hypotheses, combined (costmodel/hypotheses.h).
+std::unique_ptr<costmodel::HypothesisPredictor> predictor() {
   std::ostringstream log;
-  return costmodel::load_default_predictor(log);
+  return costmodel::load_default_hypothesis_predictor(log);
 }
 
 const std::vector<std::string> kModels = {"spark-x2.5-1.7b", "spark-x2.5-4b", "gemma-3-1b"};

@@ -1,11 +1,16 @@
 // layoutx calibrate: fits the cost model to the calibration measurements (layer timings and op
 // shares together, regularized toward the device's priors), prints each measurement's fitted
 // value and residual and the leave-one-out error of every timing, and saves the calibration.
+#include <functional>
 #include <iostream>
+#include <optional>
 
+#include "cli/hypotheses_output.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
 #include "costmodel/calibration.h"
+#include "costmodel/calibration_report.h"
+#include "costmodel/hypotheses.h"
 #include "costmodel/device_spec.h"
 #include "costmodel/htp_predictor.h"
 #include "costmodel/measurements.h"
@@ -55,7 +60,9 @@ void print_table(const costmodel::FitReport& rep, const costmodel::DeviceSpec& d
   for (size_t i = 0; i < dev.coefficients.size(); ++i) {
     const auto& s = dev.coefficients[i];
     const Eigen::Index j = static_cast<Eigen::Index>(i);
-    const char* unit = s.term == costmodel::Term::kDispatch ? " us" : s.term == costmodel::Term::kByte ? " us/MB" : " us/MMAC";
+    const char* unit = s.term == costmodel::Term::kDispatch || s.term == costmodel::Term::kGraph ? " us"
+                       : s.term == costmodel::Term::kMac                                         ? " us/MMAC"
+                                                                                                 : " us/MB";
     k.add({s.name, costmodel::to_string(s.term), fmt(s.prior, 3) + unit, fmt(c.theta[j], 3) + unit,
            fmt(std::sqrt(std::max(0.0, c.covariance(j, j))), 3), fmt(c.theta[j] / s.prior, 2)});
   }
@@ -67,8 +74,9 @@ void print_table(const costmodel::FitReport& rep, const costmodel::DeviceSpec& d
   std::cout << "\n";
 }
 
+// `extra` adds fields to the document (the hypothesis report), or is empty.
 void print_json(const costmodel::FitReport& rep, const costmodel::DeviceSpec& dev, const std::string& out,
-                const std::string& db_saved) {
+                const std::string& db_saved, const std::function<void(JsonWriter&)>& extra) {
   const costmodel::Calibration& c = rep.calibration;
   JsonWriter w(std::cout);
   w.begin_object();
@@ -117,6 +125,7 @@ void print_json(const costmodel::FitReport& rep, const costmodel::DeviceSpec& de
     w.end_object();
   }
   w.end_array();
+  if (extra) extra(w);
   w.end_object();
 }
 
@@ -185,9 +194,28 @@ void add_calibrate_verb(CLI::App& app) {
                              rep.calibration.loo_median);
       db_saved = conn->path();
     }
+    // 4c. The device's competing hypotheses, each fitted; saved beside the shipped calibration
+    //     when that is what is written (--update-shipped, fitted on files alone).
+    std::optional<costmodel::HypothesisSet> hyps;
+    std::optional<costmodel::CalibrationReport> report;
+    std::unique_ptr<costmodel::HypothesisPredictor> hyp_predictor;
+    if (!dev.hypotheses.empty()) {
+      hyps = costmodel::fit_hypotheses(records, dev, provenance);
+      report = costmodel::calibration_report(*hyps, records, dev);
+      hyp_predictor = costmodel::make_predictor(*hyps, dev);
+      if (!args->no_save && args->update_shipped && !conn && dev.name == costmodel::kDefaultDevice)
+        costmodel::save_hypotheses(*hyps, costmodel::hypotheses_source_hash(bytes, dev),
+                                   config_path(costmodel::kDefaultHypotheses));
+    }
     // 5. Print.
-    if (args->json) print_json(rep, dev, out, db_saved);
-    else print_table(rep, dev, out, db_saved);
+    if (args->json) {
+      print_json(rep, dev, out, db_saved, [&](JsonWriter& w) {
+        if (hyps) write_hypotheses_json(*hyps, *report, *hyp_predictor, w);
+      });
+    } else {
+      print_table(rep, dev, out, db_saved);
+      if (hyps) print_hypotheses(*hyps, *report, *hyp_predictor, std::cout);
+    }
   });
 }
 

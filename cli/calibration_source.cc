@@ -4,6 +4,7 @@
 
 #include "costmodel/calibration.h"
 #include "costmodel/htp_predictor.h"
+#include "costmodel/hypotheses.h"
 #include "db/stored_calibration.h"
 #include "support/error.h"
 #include "support/paths.h"
@@ -40,21 +41,15 @@ LoadedPredictor load_predictor(const std::string& device, const std::string& cal
       throw Error("--db: " + conn->path() + " holds no calibration for '" + device +
                   "' (`layoutx calibrate --db " + conn->path() + "` stores one)");
   }
-  // 3. The shipped calibration (refitted in memory when stale: then the ids differ).
+  // 3. The shipped calibration.
   if (device != costmodel::kDefaultDevice)
     throw Error("--device: no calibrated cost model for '" + device + "' (available: " + costmodel::kDefaultDevice +
                 "; or give --calibration FILE)");
-  auto p = costmodel::load_default_predictor(std::cerr);
-  const std::string shipped = std::string("configs/") + costmodel::kDefaultCalibration;
-  std::string saved_id;
-  try {
-    saved_id = costmodel::load_calibration(config_path(costmodel::kDefaultCalibration), p->device_spec()).id;
-  } catch (const Error&) {
-    // unreadable: load_default_predictor refitted and said why on stderr
-  }
-  std::string source = saved_id == p->calibration_id()
-                           ? "shipped " + shipped
-                           : "refitted in memory from the shipped measurements (" + shipped + " is stale)";
+  // The device's hypotheses, each calibrated on the shipped data, combined by weight
+  // (costmodel/hypotheses.h; refitted in memory when the saved file is stale, said on stderr).
+  auto p = costmodel::load_default_hypothesis_predictor(std::cerr);
+  std::string source = std::string("shipped hypotheses configs/") + costmodel::kDefaultHypotheses + ", " +
+                       std::to_string(p->size()) + " kept, combined by weight";
   return {std::move(p), source};
 }
 

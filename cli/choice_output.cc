@@ -17,7 +17,33 @@ ContextAnswer answer_context(explorer::Evaluator& ev, const model::ModelSpec& m,
     chosen[t] = a.choices.back().chosen.eval.variant;
   }
   a.comparison = explorer::compare(ev, m, ctx, chosen);
+  a.whole = explorer::whole_step(ev.predictor(), m, a.comparison.step, p);
   return a;
+}
+
+void print_whole_step_line(std::ostream& out, const explorer::WholeStep& s) {
+  out << "whole step " << fmt(s.ms) << " ms/token [" << fmt(s.low_ms) << ", " << fmt(s.high_ms) << "] = "
+      << fmt(1e3 / s.ms, 1) << " tokens/s   layers only " << fmt(s.layers_ms) << " ms   LM head ("
+      << model::to_string(s.head_precision) << ") " << fmt(s.lm_head_ms) << " ms, " << fmt(100 * s.lm_head_share, 1)
+      << "% of the step   embedding " << fmt(s.embed_ms) << " ms, final norm + head graph " << fmt(s.head_ms) << " ms\n";
+}
+
+void write_whole_step_json(JsonWriter& w, const explorer::WholeStep& s) {
+  w.key("whole_step").begin_object();
+  w.field("ms_per_token", s.ms);
+  w.key("interval_ms").value(std::vector<double>{s.low_ms, s.high_ms});
+  w.field("tokens_per_s", s.tokens_per_s);
+  w.field("layers_ms", s.layers_ms);
+  w.field("embed_ms", s.embed_ms);
+  w.field("head_ms", s.head_ms);
+  w.field("lm_head_ms", s.lm_head_ms);
+  w.field("lm_head_share", s.lm_head_share);
+  w.field("head_precision", model::to_string(s.head_precision));
+  w.end_object();
+}
+
+model::Precision head_precision_or(const std::string& flag, model::Precision layers) {
+  return flag.empty() ? layers : model::parse_precision(flag);
 }
 
 Policies same_policy(const explorer::SelectionPolicy& policy) {

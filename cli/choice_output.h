@@ -6,6 +6,7 @@
 
 #include "explorer/composition.h"
 #include "explorer/selection.h"
+#include "explorer/whole_step.h"
 #include "support/json_writer.h"
 
 namespace layoutx::cli {
@@ -15,6 +16,7 @@ struct ContextAnswer {
   int ctx = 0;
   std::vector<explorer::Choice> choices;
   explorer::Comparison comparison;
+  explorer::WholeStep whole;  // the chosen step with embedding, final norm and LM head
 };
 
 // Selection for one model at one context: a choice per layer type the model has (each under its
@@ -28,6 +30,12 @@ Policies same_policy(const explorer::SelectionPolicy& policy);
 // Short name of a variant: its preset, or "preset+axis=value" for the axes that differ from the
 // nearest preset, or the key.
 std::string short_name(const model::Variant& v);
+
+// The whole step (ms per token, tokens/s, the layers-only figure and the LM head's share).
+void print_whole_step_line(std::ostream& out, const explorer::WholeStep& s);
+void write_whole_step_json(JsonWriter& w, const explorer::WholeStep& s);
+// --head-precision: "" means the layers' precision.
+model::Precision head_precision_or(const std::string& flag, model::Precision layers);
 
 void print_choices_table(std::ostream& out, const ContextAnswer& a);
 void print_comparison_line(std::ostream& out, const explorer::Comparison& c);

@@ -1,13 +1,16 @@
 // layoutx predict: predicted latency (ms, with an interval), roofline floor and converter
 // legality of one layer variant, per lowered HTP op if asked.
 #include <iostream>
+#include <optional>
 
 #include "cli/layer_options.h"
 #include "cli/predictor_options.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
 #include "costmodel/htp_predictor.h"
+#include "costmodel/hypotheses.h"
 #include "model/builder.h"
+#include "support/error.h"
 #include "support/json_writer.h"
 
 namespace layoutx::cli {
@@ -19,9 +22,13 @@ struct PredictArgs {
   LayerOptions layer;
   bool per_op = false;
   bool json = false;
+  bool hypotheses = false;  // --hypotheses: each hypothesis's figure and weight
 };
 
-void print_json(const model::LayerGraph& g, const costmodel::Prediction& p, bool per_op, const std::string& source) {
+using Figures = std::vector<costmodel::HypothesisFigure>;
+
+void print_json(const model::LayerGraph& g, const costmodel::Prediction& p, bool per_op, const std::string& source,
+                const Figures* each) {
   JsonWriter w(std::cout);
   w.begin_object();
   w.field("variant_key", g.variant.key());
@@ -49,7 +56,30 @@ void print_json(const model::LayerGraph& g, const costmodel::Prediction& p, bool
     }
     w.end_array();
   }
+  if (each) {
+    w.key("hypotheses").begin_array();
+    for (const auto& f : *each) {
+      w.begin_object();
+      w.field("name", f.name);
+      w.field("weight", f.weight);
+      w.field("latency_ms", f.prediction.latency_ms);
+      w.key("interval_ms").value(std::vector<double>{f.prediction.low_ms, f.prediction.high_ms});
+      w.field("calibration_id", f.prediction.calibration_id);
+      w.end_object();
+    }
+    w.end_array();
+  }
   w.end_object();
+}
+
+void print_hypotheses(const Figures& each) {
+  std::cout << "\nhypotheses (those holding " << fmt(100 * costmodel::kPredictorWeightMass, 0)
+            << "% of the weight; `layoutx calibrate` lists all):\n";
+  Table t({"hypothesis", "weight", "ms", "interval"});
+  for (const auto& f : each)
+    t.add({f.name, fmt(f.weight, 3), fmt(f.prediction.latency_ms, 3),
+           "[" + fmt(f.prediction.low_ms, 3) + ", " + fmt(f.prediction.high_ms, 3) + "]"});
+  t.print(std::cout);
 }
 
 void print_table(const model::LayerGraph& g, const costmodel::Prediction& p, bool per_op, const std::string& source) {
@@ -80,6 +110,7 @@ void add_predict_verb(CLI::App& app) {
   args->layer.add_to(*sub);
   args->predictor.add_to(*sub);
   sub->add_flag("--per-op", args->per_op, "list the cost of every lowered HTP op");
+  sub->add_flag("--hypotheses", args->hypotheses, "also each hypothesis of the device: its figure and weight");
   sub->add_flag("--json", args->json, "print one JSON document");
   sub->callback([args] {
     // 1. Resolve the model, layer type and variant from the flags.
@@ -91,8 +122,17 @@ void add_predict_verb(CLI::App& app) {
     // 4. Predict: lower, price, interval, floor, legality.
     costmodel::Prediction p = predictor->predict(g);
     // 5. Print (compiles: no is reported, not an error: predict itself succeeded).
-    if (args->json) print_json(g, p, args->per_op, args->predictor.source);
-    else print_table(g, p, args->per_op, args->predictor.source);
+    std::optional<Figures> each;
+    if (args->hypotheses) {
+      const auto* hp = dynamic_cast<const costmodel::HypothesisPredictor*>(predictor.get());
+      if (!hp) throw Error("--hypotheses: the cost model of '" + predictor->device() + "' carries no hypotheses");
+      each = hp->predict_each(g);
+    }
+    if (args->json) print_json(g, p, args->per_op, args->predictor.source, each ? &*each : nullptr);
+    else {
+      print_table(g, p, args->per_op, args->predictor.source);
+      if (each) print_hypotheses(*each);
+    }
   });
 }
 

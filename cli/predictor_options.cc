@@ -14,6 +14,7 @@ void PredictorOptions::add_to(CLI::App& app) {
 }
 
 std::unique_ptr<costmodel::Predictor> PredictorOptions::load() {
+  // A calibration file, the database's latest, or the shipped hypotheses (cli/calibration_source.h).
   std::unique_ptr<db::Connection> conn;
   if (!db.empty()) conn = db::open_database_readonly(db);
   LoadedPredictor p = load_predictor(device, calibration, conn.get(), true);

@@ -20,6 +20,7 @@ struct SelectArgs {
   PredictorOptions predictor;
   FidelityOptions fidelity;
   std::string precision = "w4a16";
+  std::string head_precision;  // the LM head's; "" = precision
   std::vector<int> ctxs{4096};
   std::string out;
   bool candidates = false;
@@ -55,6 +56,7 @@ void add_select_verb(CLI::App& app) {
   args->predictor.add_to(*sub);
   args->fidelity.add_to(*sub);
   sub->add_option("--precision", args->precision, "fp16, w8a16 or w4a16")->capture_default_str();
+  sub->add_option("--head-precision", args->head_precision, "the LM head's precision in the whole step (default: --precision)");
   sub->add_option("--ctx", args->ctxs, "context length(s) in tokens (repeatable)")->capture_default_str();
   sub->add_option("--out", args->out, "write the layout file here ({ctx} is replaced by the context)");
   sub->add_flag("--candidates", args->candidates, "also list every candidate with its prediction");
@@ -71,6 +73,9 @@ void add_select_verb(CLI::App& app) {
     // 2. Per context: choose per layer type, compose the step beside its baselines.
     std::vector<ContextAnswer> answers;
     for (int ctx : args->ctxs) answers.push_back(answer_context(ev, m, ctx, p, same_policy(args->fidelity.policy())));
+    const model::Precision head = head_precision_or(args->head_precision, p);
+    if (head != p)
+      for (ContextAnswer& a : answers) a.whole = explorer::whole_step(*predictor, m, a.comparison.step, head);
     // 3. Write the exporter's layout file(s).
     std::vector<std::string> written;
     if (!args->out.empty())
@@ -95,6 +100,7 @@ void add_select_verb(CLI::App& app) {
         for (const auto& c : a.choices) write_choice_json(w, c);
         w.end_array();
         write_comparison_json(w, a.comparison);
+        write_whole_step_json(w, a.whole);
         if (i < written.size()) w.field("layout_file", written[i]);
         w.field("fidelity", args->fidelity.describe(fidelity.get()));
       };
@@ -121,6 +127,7 @@ void add_select_verb(CLI::App& app) {
       std::cout << "\nctx " << answers[i].ctx << "\n";
       print_choices_table(std::cout, answers[i]);
       print_comparison_line(std::cout, answers[i].comparison);
+      print_whole_step_line(std::cout, answers[i].whole);
       if (args->candidates)
         for (const auto& c : answers[i].choices) print_candidates(c);
       if (i < written.size()) std::cout << "wrote " << written[i] << "\n";

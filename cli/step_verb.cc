@@ -22,6 +22,7 @@ struct StepArgs {
   std::vector<std::string> layouts;
   std::vector<std::string> sets;
   std::string precision = "w4a16";
+  std::string head_precision;  // the LM head's; "" = precision
   int ctx = 4096;
   std::string sweep_ctx;
   std::string plot;
@@ -54,6 +55,7 @@ void add_step_verb(CLI::App& app) {
   sub->add_option("--set", args->sets, "change one axis of one layer type: TYPE.axis=value (repeatable)");
   sub->add_option("--precision", args->precision, "fp16, w8a16 or w4a16")->capture_default_str();
   sub->add_option("--ctx", args->ctx, "context length in tokens")->capture_default_str();
+  sub->add_option("--head-precision", args->head_precision, "the LM head's precision in the whole step (default: --precision)");
   sub->add_option("--sweep-ctx", args->sweep_ctx, "sweep contexts LO:HI and find the crossover with all-full");
   sub->add_option("--plot", args->plot, "with --sweep-ctx: draw the sweep to this PNG (gnuplot)");
   sub->add_flag("--json", args->json, "print one JSON document");
@@ -67,6 +69,7 @@ void add_step_verb(CLI::App& app) {
     if (args->sweep_ctx.empty()) {
       // 2. One context: compose and compare.
       explorer::Comparison c = explorer::compare(ev, m, args->ctx, a);
+      const explorer::WholeStep whole = explorer::whole_step(*predictor, m, c.step, head_precision_or(args->head_precision, p));
       if (args->json) {
         JsonWriter w(std::cout);
         w.begin_object();
@@ -79,6 +82,7 @@ void add_step_verb(CLI::App& app) {
         for (const auto& [t, v] : a) w.field(model::to_string(t), v.key());
         w.end_object();
         write_comparison_json(w, c);
+        write_whole_step_json(w, whole);
         w.end_object();
         return;
       }
@@ -93,6 +97,7 @@ void add_step_verb(CLI::App& app) {
       }
       t.print(std::cout);
       print_comparison_line(std::cout, c);
+      print_whole_step_line(std::cout, whole);
       return;
     }
     // 2'. A sweep: compose at each context, find where the hybrid starts to beat all-full.

@@ -47,6 +47,7 @@ void scenario_json(JsonWriter& w, const Scenario& s) {
   for (const auto& c : s.answer.choices) write_choice_json(w, c);
   w.end_array();
   write_comparison_json(w, s.answer.comparison);
+  write_whole_step_json(w, s.answer.whole);
   w.end_object();
 }
 
@@ -147,6 +148,9 @@ void add_whatif_verb(CLI::App& app) {
     row("step", cur.answer.comparison.step.ms, q.answer.comparison.step.ms);
     row("all-full", cur.answer.comparison.all_full.ms, q.answer.comparison.all_full.ms);
     row("all-roll", cur.answer.comparison.all_roll.ms, q.answer.comparison.all_roll.ms);
+    row("whole step (ms/token)", cur.answer.whole.ms, q.answer.whole.ms);
+    row("  LM head", cur.answer.whole.lm_head_ms, q.answer.whole.lm_head_ms);
+    row("tokens/s", cur.answer.whole.tokens_per_s, q.answer.whole.tokens_per_s);
     std::cout << "\n";
     s.print(std::cout);
     // A question that lets untested conversions win says which of its choices are untested.

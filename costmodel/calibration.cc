@@ -10,6 +10,7 @@
 
 #include "costmodel/cost_model.h"
 #include "costmodel/features.h"
+#include "costmodel/layer_features.h"
 #include "costmodel/lowering.h"
 #include "costmodel/nnls.h"
 #include "support/atomic_file.h"
@@ -36,9 +37,10 @@ Prepared prepare(const std::vector<MeasurementRecord>& records, const DeviceSpec
   std::map<std::string, double> timed_ms;
   for (const MeasurementRecord& r : records) {
     model::LayerGraph g = build_graph(r);
-    std::vector<LoweredOp> ops = lower(g);
-    std::vector<OpFeatures> fs = features(g, ops, device.channel_pad);
-    Eigen::VectorXd all = design_row(device, fs);
+    const LayerFeatures lf = featurize_layer(g, device);
+    const std::vector<LoweredOp>& ops = lf.ops;
+    const std::vector<OpFeatures>& fs = lf.op_features;
+    Eigen::VectorXd all = layer_design_row(device, lf);
     Eigen::VectorXd matched = Eigen::VectorXd::Zero(all.size());
     if (r.kind == Kind::kOpShare)
       for (size_t i = 0; i < ops.size(); ++i) {
@@ -158,7 +160,8 @@ namespace {
 // coefficient's definition and prior.
 std::string device_definition_text(const DeviceSpec& device) {
   std::string s = "device " + device.name + " pad " + std::to_string(device.channel_pad) + " features " +
-                  std::to_string(kFeatureVersion) + "\n";
+                  std::to_string(kFeatureVersion) + "\n" + to_text(device.structure) + " hypothesis " +
+                  device.hypothesis + "\n";
   for (const CoefficientSpec& k : device.coefficients) {
     s += k.name + " " + to_string(k.term) + " " + num(k.prior) + " " + num(k.rel_sd) + " " + num(k.min_value);
     for (OpClass c : k.classes) s += std::string(" ") + to_string(c);
@@ -183,6 +186,20 @@ std::string source_hash(const std::vector<std::string>& file_bytes, const Device
 Eigen::VectorXd fit_coefficients(const std::vector<MeasurementRecord>& records, const DeviceSpec& device) {
   Prepared p = prepare(records, device);
   return solve(records, p, device, std::vector<bool>(records.size(), true)).theta;
+}
+
+SubsetFits fit_subsets(const std::vector<MeasurementRecord>& records, const DeviceSpec& device,
+                       const std::vector<std::vector<bool>>& masks) {
+  Prepared p = prepare(records, device);
+  const Eigen::VectorXd prior = prior_theta(device);
+  SubsetFits out;
+  out.layer_rows = p.layer_row;
+  for (const std::vector<bool>& use : masks) {
+    Solved s = solve(records, p, device, use);
+    out.theta.push_back(s.theta);
+    out.covariance.push_back(prior.asDiagonal() * s.normal_inverse * prior.asDiagonal());
+  }
+  return out;
 }
 
 FitReport calibrate(const std::vector<MeasurementRecord>& records, const DeviceSpec& device,

@@ -69,6 +69,17 @@ struct FitReport {
 // Fits theta to `records` (timings and shares). Returns the coefficients only.
 Eigen::VectorXd fit_coefficients(const std::vector<MeasurementRecord>& records, const DeviceSpec& device);
 
+// Fits on subsets of the records, preparing the graphs once: for each mask, the fit on the
+// records with mask[i] true (theta in us units and its posterior covariance). `layer_rows[i]` is
+// record i's layer design row (a timing's row; a share: its layer's row), for predicting it.
+struct SubsetFits {
+  std::vector<Eigen::VectorXd> layer_rows;
+  std::vector<Eigen::VectorXd> theta;
+  std::vector<Eigen::MatrixXd> covariance;
+};
+SubsetFits fit_subsets(const std::vector<MeasurementRecord>& records, const DeviceSpec& device,
+                       const std::vector<std::vector<bool>>& masks);
+
 // Full calibration: fit, per-record fitted values, leave-one-out, uncertainty, ids.
 // `data_files` is recorded for provenance only. Throws Error if no layer timing is given.
 FitReport calibrate(const std::vector<MeasurementRecord>& records, const DeviceSpec& device,

@@ -1,5 +1,8 @@
 #include "costmodel/device_spec.h"
 
+#include <algorithm>
+#include <cstdio>
+
 #include "support/error.h"
 #include "support/paths.h"
 #include "support/yaml_reader.h"
@@ -11,11 +14,53 @@ const char* to_string(Term t) {
     case Term::kDispatch: return "dispatch";
     case Term::kByte: return "byte";
     case Term::kMac: return "mac";
+    case Term::kGraph: return "graph";
+    case Term::kSpill: return "spill";
+    case Term::kStall: return "stall";
   }
   return "?";
 }
 
+bool is_graph_term(Term t) { return t == Term::kGraph || t == Term::kSpill || t == Term::kStall; }
+
+std::string to_text(const Structure& s) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "structure tile_rows %d vtcm_budget_mb %.9g live_min_kb %.9g w4 %s softmax %s",
+                s.hmx_tile_rows, s.vtcm_budget_mb, s.live_min_kb,
+                s.w4_weights == W4Weights::kPacked ? "packed" : "expanded",
+                s.fuse_explicit_softmax ? "fused" : "as_written");
+  return buf;
+}
+
+int DeviceSpec::graph_index(Term t, model::Precision p) const {
+  for (size_t i = 0; i < coefficients.size(); ++i) {
+    const CoefficientSpec& k = coefficients[i];
+    if (k.term != t) continue;
+    if (k.precisions.empty()) return static_cast<int>(i);
+    for (model::Precision x : k.precisions)
+      if (x == p) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+namespace {
+constexpr size_t kPrecisions = 3, kOpTerms = 3;  // fp16, w8a16, w4a16; dispatch, byte, mac
+size_t table_slot(OpClass c, model::Precision p, Term t) {
+  return (static_cast<size_t>(c) * kPrecisions + static_cast<size_t>(p)) * kOpTerms + static_cast<size_t>(t);
+}
+}  // namespace
+
+void DeviceSpec::build_index() {
+  index_table.clear();
+  std::vector<int> table(all_op_classes().size() * kPrecisions * kOpTerms, -1);
+  for (OpClass c : all_op_classes())
+    for (model::Precision p : {model::Precision::kFp16, model::Precision::kW8A16, model::Precision::kW4A16})
+      for (Term t : {Term::kDispatch, Term::kByte, Term::kMac}) table[table_slot(c, p, t)] = index(c, p, t);
+  index_table = std::move(table);
+}
+
 int DeviceSpec::index(OpClass c, model::Precision p, Term t) const {
+  if (!index_table.empty() && static_cast<size_t>(t) < kOpTerms) return index_table[table_slot(c, p, t)];
   for (size_t i = 0; i < coefficients.size(); ++i) {
     const CoefficientSpec& k = coefficients[i];
     if (k.term != t) continue;
@@ -47,71 +92,112 @@ std::vector<std::string> string_list(MapReader& m, const char* key, ErrorList& e
   return out;
 }
 
-DeviceSpec parse(const YAML::Node& root, const std::string& file) {
-  ErrorList errors;
-  DeviceSpec d;
-  d.source = file;
-  MapReader top(file, root, "", errors);
-  d.name = top.string("name", true).value_or("");
-  top.string("soc", false);
-  top.string("accelerator", false);
-  top.string("memory", false);
-  d.dram_gbps = top.number("dram_bandwidth_gbps", true, 1e-3).value_or(1);
-  d.vtcm_mb = top.number("vtcm_mb", false, 0).value_or(0);
-  d.channel_pad = static_cast<int>(top.integer("channel_pad", false, 1, 1024).value_or(1));
-  YAML::Node list = top.child("coefficients", true);
-  top.finish();
-  if (list.IsDefined() && !list.IsNull()) {
-    if (!list.IsSequence()) errors.add(where(file, list) + ": coefficients: must be a list");
-    for (size_t i = 0; list.IsSequence() && i < list.size(); ++i) {
-      std::string path = "coefficients[" + std::to_string(i) + "]";
-      MapReader m(file, list[i], path, errors);
-      if (!m.ok()) continue;
-      CoefficientSpec k;
-      k.name = m.string("name", true).value_or("");
-      for (const std::string& s : string_list(m, "classes", errors)) {
-        OpClass c;
-        if (parse_op_class(s, c)) k.classes.push_back(c);
-        else {
-          std::string allowed;
-          for (OpClass x : all_op_classes()) allowed += (allowed.empty() ? "" : ", ") + std::string(to_string(x));
-          errors.add(m.at("classes") + "unknown op class '" + s + "' (allowed: " + allowed + ")");
-        }
+// One coefficient entry (`path` names it in messages).
+CoefficientSpec parse_coefficient(MapReader& m, ErrorList& errors) {
+  CoefficientSpec k;
+  k.name = m.string("name", true).value_or("");
+  int terms = 0;
+  if (auto v = m.number("dispatch_us", false, 0)) { k.term = Term::kDispatch; k.prior = *v; ++terms; }
+  if (auto v = m.number("gbps", false, 1e-6)) { k.term = Term::kByte; k.prior = us_per_mb(*v); ++terms; }
+  if (auto v = m.number("gmacs", false, 1e-6)) { k.term = Term::kMac; k.prior = us_per_mmac(*v); ++terms; }
+  if (auto v = m.number("graph_us", false, 0)) { k.term = Term::kGraph; k.prior = *v; ++terms; }
+  if (auto v = m.number("spill_gbps", false, 1e-6)) { k.term = Term::kSpill; k.prior = us_per_mb(*v); ++terms; }
+  if (auto v = m.number("stall_gbps", false, 1e-6)) { k.term = Term::kStall; k.prior = us_per_mb(*v); ++terms; }
+  if (terms != 1)
+    m.error("", "give exactly one of dispatch_us, gbps, gmacs, graph_us, spill_gbps, stall_gbps (the prior of this coefficient)");
+  // Graph-level terms price the layer graph, not an op class: no classes.
+  if (!is_graph_term(k.term))
+    for (const std::string& s : string_list(m, "classes", errors)) {
+      OpClass c;
+      if (parse_op_class(s, c)) k.classes.push_back(c);
+      else {
+        std::string allowed;
+        for (OpClass x : all_op_classes()) allowed += (allowed.empty() ? "" : ", ") + std::string(to_string(x));
+        errors.add(m.at("classes") + "unknown op class '" + s + "' (allowed: " + allowed + ")");
       }
-      for (const std::string& s : string_list(m, "precisions", errors)) {
-        try {
-          k.precisions.push_back(model::parse_precision(s));
-        } catch (const Error& e) {
-          errors.add(m.at("precisions") + e.what());
-        }
-      }
-      int terms = 0;
-      if (auto v = m.number("dispatch_us", false, 0)) { k.term = Term::kDispatch; k.prior = *v; ++terms; }
-      if (auto v = m.number("gbps", false, 1e-6)) { k.term = Term::kByte; k.prior = us_per_mb(*v); ++terms; }
-      if (auto v = m.number("gmacs", false, 1e-6)) { k.term = Term::kMac; k.prior = us_per_mmac(*v); ++terms; }
-      if (terms != 1) m.error("", "give exactly one of dispatch_us, gbps, gmacs (the prior of this coefficient)");
-      if (auto v = m.number("max_gbps", false, 1e-6)) {
-        if (k.term != Term::kByte) m.error("max_gbps", "only a gbps coefficient can have a maximum rate");
-        k.min_value = us_per_mb(*v);
-      }
-      if (auto v = m.number("max_gmacs", false, 1e-6)) {
-        if (k.term != Term::kMac) m.error("max_gmacs", "only a gmacs coefficient can have a maximum rate");
-        k.min_value = us_per_mmac(*v);
-      }
-      if (k.min_value > k.prior * (1 + 1e-12)) m.error("", "the prior rate is faster than the maximum rate");
-      k.rel_sd = m.number("rel_sd", true, 1e-6).value_or(1);
-      k.reason = m.string("reason", true).value_or("");
-      m.finish();
-      d.coefficients.push_back(k);
     }
+  if (!is_graph_term(k.term) || m.has("precisions"))
+    for (const std::string& s : string_list(m, "precisions", errors)) {
+      try {
+        k.precisions.push_back(model::parse_precision(s));
+      } catch (const Error& e) {
+        errors.add(m.at("precisions") + e.what());
+      }
+    }
+  if (auto v = m.number("max_gbps", false, 1e-6)) {
+    if (k.term != Term::kByte) m.error("max_gbps", "only a gbps coefficient can have a maximum rate");
+    k.min_value = us_per_mb(*v);
   }
-  // Cross-field rules: one coefficient per cell; every class at every precision where it can
-  // occur has a dispatch term and a byte or mac term.
+  if (auto v = m.number("max_gmacs", false, 1e-6)) {
+    if (k.term != Term::kMac) m.error("max_gmacs", "only a gmacs coefficient can have a maximum rate");
+    k.min_value = us_per_mmac(*v);
+  }
+  if (k.min_value > k.prior * (1 + 1e-12)) m.error("", "the prior rate is faster than the maximum rate");
+  k.rel_sd = m.number("rel_sd", true, 1e-6).value_or(1);
+  k.reason = m.string("reason", true).value_or("");
+  m.finish();
+  return k;
+}
+
+std::vector<CoefficientSpec> parse_coefficient_list(const std::string& file, const YAML::Node& list,
+                                                    const std::string& key, ErrorList& errors) {
+  std::vector<CoefficientSpec> out;
+  if (!list.IsDefined() || list.IsNull()) return out;
+  if (!list.IsSequence()) errors.add(where(file, list) + ": " + key + ": must be a list");
+  for (size_t i = 0; list.IsSequence() && i < list.size(); ++i) {
+    MapReader m(file, list[i], key + "[" + std::to_string(i) + "]", errors);
+    if (!m.ok()) continue;
+    out.push_back(parse_coefficient(m, errors));
+  }
+  return out;
+}
+
+// Structure keys present in `node` override `s`.
+Structure parse_structure(const std::string& file, const YAML::Node& node, const std::string& key, Structure s,
+                          ErrorList& errors) {
+  if (!node.IsDefined() || node.IsNull()) return s;
+  MapReader m(file, node, key, errors);
+  if (!m.ok()) return s;
+  if (auto v = m.integer("hmx_tile_rows", false, 1, 1024)) s.hmx_tile_rows = static_cast<int>(*v);
+  if (auto v = m.number("vtcm_budget_mb", false, 0)) s.vtcm_budget_mb = *v;
+  if (auto v = m.number("live_min_kb", false, 0)) s.live_min_kb = *v;
+  if (auto v = m.string("w4_weights", false)) {
+    if (*v == "packed") s.w4_weights = W4Weights::kPacked;
+    else if (*v == "expanded") s.w4_weights = W4Weights::kExpanded;
+    else m.error("w4_weights", "expected packed or expanded, got '" + *v + "'");
+  }
+  if (auto v = m.string("explicit_softmax", false)) {
+    if (*v == "as_written") s.fuse_explicit_softmax = false;
+    else if (*v == "fused") s.fuse_explicit_softmax = true;
+    else m.error("explicit_softmax", "expected as_written or fused, got '" + *v + "'");
+  }
+  m.finish();
+  return s;
+}
+
+// Cross-field rules: one coefficient per cell; every class at every precision where it can
+// occur has a dispatch term and a byte or mac term; one graph-level coefficient per term and
+// precision.
+void validate(const DeviceSpec& d, const std::string& file, ErrorList& errors) {
   for (size_t i = 0; i < d.coefficients.size(); ++i)
     for (size_t j = i + 1; j < d.coefficients.size(); ++j) {
       const auto& a = d.coefficients[i];
       const auto& b = d.coefficients[j];
+      if (a.name == b.name) errors.add(file + ": coefficients: two coefficients named '" + a.name + "'");
       if (a.term != b.term) continue;
+      if (is_graph_term(a.term)) {
+        for (model::Precision p : {model::Precision::kFp16, model::Precision::kW8A16, model::Precision::kW4A16}) {
+          auto has = [&](const CoefficientSpec& k) {
+            if (k.precisions.empty()) return true;
+            for (model::Precision x : k.precisions) if (x == p) return true;
+            return false;
+          };
+          if (has(a) && has(b))
+            errors.add(file + ": coefficients: '" + a.name + "' and '" + b.name + "' both price the " +
+                       to_string(a.term) + " term at " + model::to_string(p));
+        }
+        continue;
+      }
       for (OpClass c : a.classes)
         for (model::Precision p : a.precisions)
           for (OpClass c2 : b.classes)
@@ -130,11 +216,105 @@ DeviceSpec parse(const YAML::Node& root, const std::string& file) {
         errors.add(file + ": coefficients: no coefficient prices the byte or mac term of " + std::string(to_string(c)) +
                    " at " + model::to_string(p));
     }
+}
+
+DeviceSpec parse(const YAML::Node& root, const std::string& file) {
+  ErrorList errors;
+  DeviceSpec d;
+  d.source = file;
+  MapReader top(file, root, "", errors);
+  d.name = top.string("name", true).value_or("");
+  top.string("soc", false);
+  top.string("accelerator", false);
+  top.string("memory", false);
+  d.dram_gbps = top.number("dram_bandwidth_gbps", true, 1e-3).value_or(1);
+  d.vtcm_mb = top.number("vtcm_mb", false, 0).value_or(0);
+  d.channel_pad = static_cast<int>(top.integer("channel_pad", false, 1, 1024).value_or(1));
+  YAML::Node structure = top.child("structure", false);
+  YAML::Node list = top.child("coefficients", true);
+  YAML::Node hyps = top.child("hypothesis_axes", false);
+  top.finish();
+  d.structure = parse_structure(file, structure, "structure", Structure{}, errors);
+  d.coefficients = parse_coefficient_list(file, list, "coefficients", errors);
+  validate(d, file, errors);
+  d.build_index();
+  // Hypotheses: the product of the axes' options (each option a partial hypothesis: structure
+  // overrides, coefficients dropped and added), in axis order, the first axis varying slowest.
+  if (hyps.IsDefined() && !hyps.IsNull()) {
+    if (!hyps.IsSequence()) errors.add(where(file, hyps) + ": hypothesis_axes: must be a list");
+    std::vector<HypothesisSpec> product = {HypothesisSpec{.structure = d.structure}};
+    for (size_t i = 0; hyps.IsSequence() && i < hyps.size(); ++i) {
+      const std::string key = "hypothesis_axes[" + std::to_string(i) + "]";
+      MapReader ax(file, hyps[i], key, errors);
+      if (!ax.ok()) continue;
+      ax.string("axis", true);
+      YAML::Node opts = ax.child("options", true);
+      ax.finish();
+      if (!opts.IsDefined() || !opts.IsSequence() || opts.size() == 0) {
+        errors.add(where(file, hyps[i]) + ": " + key + ".options: must be a non-empty list");
+        continue;
+      }
+      std::vector<HypothesisSpec> next;
+      for (const HypothesisSpec& base : product)
+        for (size_t j = 0; j < opts.size(); ++j) {
+          const std::string okey = key + ".options[" + std::to_string(j) + "]";
+          MapReader m(file, opts[j], okey, errors);
+          if (!m.ok()) continue;
+          HypothesisSpec h = base;
+          const std::string name = m.string("name", true).value_or("");
+          const std::string claim = m.string("claim", true).value_or("");
+          const std::string source = m.string("source", true).value_or("");
+          h.name += (h.name.empty() ? "" : "/") + name;
+          h.claim += (h.claim.empty() ? "" : "; ") + claim;
+          h.source += (h.source.empty() ? "" : "; ") + source;
+          h.structure = parse_structure(file, m.child("structure", false), okey + ".structure", h.structure, errors);
+          YAML::Node drop = m.child("drop", false);
+          if (drop.IsDefined() && drop.IsSequence())
+            for (const auto& e : drop) h.drop.push_back(e.Scalar());
+          for (CoefficientSpec& k : parse_coefficient_list(file, m.child("add", false), okey + ".add", errors))
+            h.add.push_back(std::move(k));
+          m.finish();
+          next.push_back(std::move(h));
+        }
+      product = std::move(next);
+    }
+    errors.throw_if_any();
+    d.hypotheses = std::move(product);
+    for (const HypothesisSpec& h : d.hypotheses) {
+      try {
+        with_hypothesis(d, h);
+      } catch (const Error& e) {
+        errors.add(e.what());
+      }
+    }
+  }
   errors.throw_if_any();
   return d;
 }
 
 }  // namespace
+
+DeviceSpec with_hypothesis(const DeviceSpec& base, const HypothesisSpec& h) {
+  ErrorList errors;
+  DeviceSpec d = base;
+  d.index_table.clear();  // rebuilt below for this hypothesis's coefficients
+  d.hypotheses.clear();
+  d.hypothesis = h.name;
+  d.structure = h.structure;
+  for (const std::string& name : h.drop) {
+    auto it = std::find_if(d.coefficients.begin(), d.coefficients.end(),
+                           [&](const CoefficientSpec& k) { return k.name == name; });
+    if (it == d.coefficients.end())
+      errors.add(base.source + ": hypothesis '" + h.name + "': drop: no coefficient named '" + name + "'");
+    else
+      d.coefficients.erase(it);
+  }
+  d.coefficients.insert(d.coefficients.end(), h.add.begin(), h.add.end());
+  validate(d, base.source + ": hypothesis '" + h.name + "'", errors);
+  errors.throw_if_any();
+  d.build_index();
+  return d;
+}
 
 DeviceSpec load_device(const std::string& path) { return parse(load_yaml_file(path), path); }
 DeviceSpec load_device_text(const std::string& text, const std::string& name) {

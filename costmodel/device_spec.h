@@ -14,7 +14,30 @@ enum class Term {
   kDispatch,  // per op (feature: count); coefficient in microseconds
   kByte,      // per byte (feature: bytes); coefficient in microseconds per MB (1e6 bytes)
   kMac,       // per MAC (feature: macs); coefficient in microseconds per million MACs
+  // Graph-level terms (costmodel/layer_features.h): no op class, one feature per layer graph.
+  kGraph,  // per graph execute (feature: 1); coefficient in microseconds
+  kSpill,  // per byte of the cache-sized live set above the VTCM budget; us per MB
+  kStall,  // per weight byte of a layer whose live set exceeds the budget; us per MB
 };
+bool is_graph_term(Term t);
+
+// How a layer is turned into features: structural facts of the hardware (each from the device
+// spec's sources), and the switches a hypothesis may flip (costmodel/hypotheses.h).
+enum class W4Weights {
+  kPacked,    // 4-bit weights stream as packed bytes (half of 8-bit): bound by the bytes
+  kExpanded,  // 4-bit weights are expanded to 8 bits on the vector unit before the matrix
+              // unit: the projection costs what the 8-bit bytes cost
+};
+struct Structure {
+  int hmx_tile_rows = 1;        // a weight projection's M (1 in decode) padded to this many rows
+  double vtcm_budget_mb = 0;    // VTCM left for cache-sized activations; 0: no live-set terms
+  double live_min_kb = 64;      // a tensor is cache-sized (enters the live set) from this size
+  W4Weights w4_weights = W4Weights::kPacked;
+  bool fuse_explicit_softmax = false;  // the converter folds max/sub/exp/sum/div into one Softmax
+};
+// Text of the structure (what a calibration's hash covers).
+std::string to_text(const Structure& s);
+
 const char* to_string(Term t);
 
 // One coefficient, shared by every (class, precision) cell it lists.
@@ -32,6 +55,17 @@ struct CoefficientSpec {
   std::string reason;
 };
 
+// A named alternative of the device's physics: the base spec with some structure switches
+// flipped, some coefficients dropped and others added. Carried as data; each is fitted.
+struct HypothesisSpec {
+  std::string name;
+  std::string claim;   // what it says the hardware does
+  std::string source;  // why it is plausible (device spec source tags)
+  Structure structure;  // the base structure with this hypothesis's overrides applied
+  std::vector<std::string> drop;
+  std::vector<CoefficientSpec> add;
+};
+
 struct DeviceSpec {
   std::string name;
   std::string source;  // file it was read from
@@ -39,12 +73,25 @@ struct DeviceSpec {
   double vtcm_mb = 0;
   int channel_pad = 1;
   std::vector<CoefficientSpec> coefficients;
+  Structure structure;
+  std::vector<HypothesisSpec> hypotheses;  // empty: the spec is one model
+  std::string hypothesis;                  // the hypothesis this spec was derived for ("" base)
 
   // Index into `coefficients` of the one pricing (class, precision, term), or -1 if none.
   int index(OpClass c, model::Precision p, Term t) const;
+  // Index of the graph-level coefficient of term t at precision p (no classes), or -1.
+  int graph_index(Term t, model::Precision p) const;
+  // Precomputes index() for every (class, precision, op term): the pricing hot path asks it
+  // per op. Called by the loaders; index() searches the list when the table is absent or stale.
+  void build_index();
+  std::vector<int> index_table;  // [class][precision][term], -1: none
   // Bytes per microsecond of DRAM at peak (the roofline floor's rate).
   double dram_bytes_per_us() const { return dram_gbps * 1e3; }
 };
+
+// The spec of one hypothesis: base coefficients minus `drop` plus `add`, its structure; no
+// hypotheses of its own. Throws Error if a dropped name is unknown or a cell ends up priced twice.
+DeviceSpec with_hypothesis(const DeviceSpec& base, const HypothesisSpec& h);
 
 // Throws Error listing every problem (file:line:col: key: what), e.g. two coefficients pricing
 // one cell, a class with no dispatch or byte term, an unknown class or precision.

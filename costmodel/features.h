@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "costmodel/device_spec.h"
 #include "costmodel/lowering.h"
 #include "costmodel/op_class.h"
 #include "model/graph.h"
@@ -14,7 +15,7 @@ namespace layoutx::costmodel {
 
 // Bump when a field is added or its meaning changes; saved calibrations record the version
 // they were fitted with and are refused by another.
-inline constexpr int kFeatureVersion = 1;
+inline constexpr int kFeatureVersion = 2;
 
 struct OpFeatures {
   OpClass op_class = OpClass::kElementwise;            // which coefficients price the op
@@ -25,7 +26,9 @@ struct OpFeatures {
   // (channel) axis rounded up to `channel_pad` (a [kv,G,1] score occupies [kv,G,32]).
   // Weight tensors are counted packed (4-bit: half a byte per element), unpadded.
   double bytes = 0;
-  // Multiply-accumulates (MatMul only): padded output elements x contraction length.
+  // Multiply-accumulates (MatMul only): padded output elements x contraction length. A weight
+  // projection's M (1 row in decode) is padded to the matrix unit's tile height
+  // (Structure::hmx_tile_rows): the HMX computes whole tiles.
   double macs = 0;
 };
 
@@ -33,9 +36,11 @@ struct OpFeatures {
 // `channel_pad`, anything else packed (model::tensor_bytes).
 int64_t tiled_bytes(const model::Shape& shape, model::DType dtype, int channel_pad, bool is_weight);
 
-// Features of one lowered op of graph `g`.
-OpFeatures features(const model::LayerGraph& g, const LoweredOp& op, int channel_pad);
+// Features of one lowered op of graph `g` under the structure `s` (tile height; 4-bit weights
+// packed or expanded to 8 bits before the matrix unit).
+OpFeatures features(const model::LayerGraph& g, const LoweredOp& op, int channel_pad, const Structure& s = {});
 // Features of every lowered op, in the same order.
-std::vector<OpFeatures> features(const model::LayerGraph& g, const std::vector<LoweredOp>& ops, int channel_pad);
+std::vector<OpFeatures> features(const model::LayerGraph& g, const std::vector<LoweredOp>& ops, int channel_pad,
+                                 const Structure& s = {});
 
 }  // namespace layoutx::costmodel

@@ -5,6 +5,7 @@
 
 #include "costmodel/cost_model.h"
 #include "costmodel/features.h"
+#include "costmodel/layer_features.h"
 #include "costmodel/lowering.h"
 #include "model/analysis.h"
 #include "support/error.h"
@@ -13,14 +14,24 @@
 namespace layoutx::costmodel {
 
 Prediction HtpPredictor::predict(const model::LayerGraph& graph) const {
+  // 1. Lower to HTP ops and featurize them (and the graph-level features).
+  const LayerFeatures lf = featurize_layer(graph, device_);
+  Prediction p = price(lf);
+  p.floor_ms = floor_ms(graph);
+  // Legality of the graph as written; the lowering is reused unless it folded ops.
+  p.legality = device_.structure.fuse_explicit_softmax ? legality(graph) : check_legality(rules_, graph, lf.ops);
+  return p;
+}
+
+Prediction HtpPredictor::price(const LayerFeatures& lf) const {
   Prediction p;
-  // 1. Lower to HTP ops and featurize them.
-  std::vector<LoweredOp> ops = lower(graph);
-  std::vector<OpFeatures> fs = features(graph, ops, device_.channel_pad);
-  // 2. Price each op with the calibrated coefficients; the layer is their sum.
+  const std::vector<LoweredOp>& ops = lf.ops;
+  const std::vector<OpFeatures>& fs = lf.op_features;
+  // 2. Price each op with the calibrated coefficients; the layer is their sum plus the
+  //    graph-level terms (one execute, VTCM spill or stall), reported as the pseudo-op "graph".
   Eigen::VectorXd total_row = Eigen::VectorXd::Zero(calibration_.theta.size());
   Eigen::VectorXd row(calibration_.theta.size());
-  p.ops.reserve(ops.size());
+  p.ops.reserve(ops.size() + 1);
   for (size_t i = 0; i < ops.size(); ++i) {
     row.setZero();
     add_design_row(device_, fs[i], row);
@@ -28,20 +39,35 @@ Prediction HtpPredictor::predict(const model::LayerGraph& graph) const {
     p.ops.push_back({ops[i].name, model::to_string(ops[i].kind), to_string(ops[i].op_class), row.dot(calibration_.theta) / 1e3});
     p.latency_ms += p.ops.back().ms;
   }
+  row.setZero();
+  add_layer_design_row(device_, LayerFeatures{.precision = lf.precision, .graphs = lf.graphs, .spill_bytes = lf.spill_bytes,
+                                              .stall_weight_bytes = lf.stall_weight_bytes},
+                       row);
+  const double graph_ms = row.dot(calibration_.theta) / 1e3;
+  if (graph_ms != 0) {
+    p.ops.push_back({"graph", "Graph", "graph", graph_ms});
+    p.latency_ms += graph_ms;
+  }
+  total_row += row;
   // 3. Interval from the calibration's uncertainty.
   const double half = interval_half_width_ms(calibration_, total_row, p.latency_ms);
   p.low_ms = std::max(0.0, p.latency_ms - half);
   p.high_ms = p.latency_ms + half;
-  // 4. Roofline floor: the bytes that must cross DRAM each token (every weight once, the
-  //    boundary inputs read, the boundary outputs written) at peak bandwidth.
-  model::GraphTotals t = model::totals(graph, model::analyze(graph));
-  const double floor_bytes = static_cast<double>(t.weight_bytes + t.boundary_bytes_in + t.boundary_bytes_out);
-  p.floor_ms = floor_bytes / device_.dram_bytes_per_us() / 1e3;
-  // 5. Legality from the converter rules.
-  p.legality = check_legality(rules_, graph, ops);
   p.calibration_id = calibration_.id;
   p.design_row.assign(total_row.data(), total_row.data() + total_row.size());
   return p;
+}
+
+double HtpPredictor::floor_ms(const model::LayerGraph& graph) const {
+  // Roofline floor: the bytes that must cross DRAM each token (every weight once, the
+  // boundary inputs read, the boundary outputs written) at peak bandwidth.
+  model::GraphTotals t = model::totals(graph, model::analyze(graph));
+  const double floor_bytes = static_cast<double>(t.weight_bytes + t.boundary_bytes_in + t.boundary_bytes_out);
+  return floor_bytes / device_.dram_bytes_per_us() / 1e3;
+}
+
+Legality HtpPredictor::legality(const model::LayerGraph& graph) const {
+  return check_legality(rules_, graph, lower(graph));
 }
 
 double HtpPredictor::difference_half_width_ms(const Prediction& a, const Prediction& b) const {

@@ -7,6 +7,7 @@
 
 #include "costmodel/calibration.h"
 #include "costmodel/device_spec.h"
+#include "costmodel/layer_features.h"
 #include "costmodel/legality.h"
 #include "costmodel/predictor.h"
 
@@ -18,6 +19,15 @@ class HtpPredictor : public Predictor {
       : device_(std::move(device)), calibration_(std::move(calibration)), rules_(std::move(rules)) {}
 
   Prediction predict(const model::LayerGraph& graph) const override;
+  // The parts of predict(): pricing a featurized layer (ops, latency, interval, design row, id;
+  // no floor, no legality), the roofline floor, and the converter legality of the graph as
+  // written (the unfused lowering: what the converter is given).
+  Prediction price(const LayerFeatures& f) const;
+  double floor_ms(const model::LayerGraph& graph) const;
+  Legality legality(const model::LayerGraph& graph) const;
+  Legality legality(const model::LayerGraph& graph, const std::vector<LoweredOp>& unfused_ops) const {
+    return check_legality(rules_, graph, unfused_ops);
+  }
   std::string device() const override { return device_.name; }
   std::string calibration_id() const override { return calibration_.id; }
   // From the posterior covariance of the coefficients on the difference of the two design

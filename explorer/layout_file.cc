@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "explorer/whole_step.h"
 #include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/yaml_reader.h"
@@ -31,6 +32,13 @@ LayoutFile make_layout_file(Evaluator& ev, const model::ModelSpec& model, int ct
     f.layers.push_back(entry);
     f.step_ms += entry.predicted_ms;
   }
+  StepResult layers;
+  layers.ms = f.step_ms;
+  const WholeStep w = whole_step(ev.predictor(), model, layers, f.precision);
+  f.whole_step_ms = w.ms;
+  f.tokens_per_s = w.tokens_per_s;
+  f.lm_head_ms = w.lm_head_ms;
+  f.lm_head_share = w.lm_head_share;
   return f;
 }
 
@@ -77,6 +85,10 @@ std::string layout_file_yaml(const LayoutFile& f) {
   y << YAML::Key << "precision" << YAML::Value << model::to_string(f.precision);
   y << YAML::Key << "context" << YAML::Value << f.context;
   y << YAML::Key << "step_ms" << YAML::Value << round6(f.step_ms);
+  y << YAML::Key << "whole_step_ms" << YAML::Value << round6(f.whole_step_ms);
+  y << YAML::Key << "tokens_per_s" << YAML::Value << round6(f.tokens_per_s);
+  y << YAML::Key << "lm_head_ms" << YAML::Value << round6(f.lm_head_ms);
+  y << YAML::Key << "lm_head_share" << YAML::Value << round6(f.lm_head_share);
   y << YAML::Key << "allow_untested" << YAML::Value << f.allow_untested;
   y << YAML::Key << "defaults" << YAML::Value << YAML::BeginMap;
   for (const auto& [t, e] : f.defaults) {
@@ -164,6 +176,10 @@ LayoutFile read_layout_file(const std::string& path) {
   }
   if (auto c = r.integer("context", true, 2)) f.context = static_cast<int>(*c);
   if (auto s = r.number("step_ms", false, 0.0)) f.step_ms = *s;
+  if (auto s = r.number("whole_step_ms", false, 0.0)) f.whole_step_ms = *s;
+  if (auto s = r.number("tokens_per_s", false, 0.0)) f.tokens_per_s = *s;
+  if (auto s = r.number("lm_head_ms", false, 0.0)) f.lm_head_ms = *s;
+  if (auto s = r.number("lm_head_share", false, 0.0)) f.lm_head_share = *s;
   f.allow_untested = r.boolean("allow_untested", false).value_or(false);
   YAML::Node defaults = r.child("defaults", true);
   if (defaults.IsDefined() && !defaults.IsNull()) {

@@ -31,7 +31,9 @@ struct LayoutFile {
   int context = 0;
   std::map<model::LayerType, LayoutEntry> defaults;  // per layer type
   std::vector<LayoutEntry> layers;                   // one per layer index, in order
-  double step_ms = 0.0;
+  double step_ms = 0.0;  // the layers (sum over layers)
+  // The whole step (explorer/whole_step.h): layers + embedding + final norm + LM head.
+  double whole_step_ms = 0.0, tokens_per_s = 0.0, lm_head_ms = 0.0, lm_head_share = 0.0;
   // The selection let candidates of unknown or contested conversion win (--allow-untested).
   bool allow_untested = false;
 };

@@ -147,7 +147,7 @@ TEST_F(DbLoop, CalibrationSavedInTheDatabaseIsUsedAndNamedEverywhere) {
   const std::string predict = "predict --layer full --layout ring --precision fp16 --ctx 8192 --json";
   Result shipped = layoutx(predict);
   ASSERT_EQ(shipped.status, 0) << shipped.out;
-  EXPECT_TRUE(has(shipped.out, "\"calibration_source\": \"shipped configs/calibration/galaxy-s25.calibration.yaml\"")) << shipped.out;
+  EXPECT_TRUE(has(shipped.out, "\"calibration_source\": \"shipped hypotheses configs/calibration/galaxy-s25.hypotheses.yaml")) << shipped.out;
   Result cal = layoutx("calibrate --json --db " + db_);
   ASSERT_EQ(cal.status, 0) << cal.out;
   EXPECT_TRUE(has(cal.out, "\"stored_in_database\": \"" + db_ + "\"")) << cal.out;

@@ -5,8 +5,10 @@
 #include <sstream>
 
 #include "costmodel/htp_predictor.h"
+#include "costmodel/hypotheses.h"
 #include "costmodel/measurements.h"
 #include "explorer/composition.h"
+#include "explorer/whole_step.h"
 #include "explorer/design_space.h"
 #include "explorer/layout_file.h"
 #include "explorer/selection.h"
@@ -204,7 +206,7 @@ TEST(DifferenceInterval, SharedCoefficientsNarrowTheDifference) {
 // sums 21 x sliding + 7 x full. The measured figures are read from the shipped data.
 TEST(Golden, AllRollCompositionOnTheCalibrationData) {
   std::ostringstream log;
-  auto pr = costmodel::load_default_predictor(log);
+  auto pr = costmodel::load_default_hypothesis_predictor(log);  // the model the verbs use
   auto spark = model::load_model("spark-x2.5-1.7b");
   auto records = costmodel::load_measurements(config_path("calibration/spark-s25-measurements.yaml"));
   auto measured = [&](LayerType t, int ctx, Precision p) {
@@ -266,6 +268,33 @@ TEST(MinimumGain, SmallGainsDoNotEarnAChange) {
   }
   // The fake prices ops and bytes: some candidate within 5% changes fewer axes than the fastest.
   EXPECT_LT(c.chosen.axis_changes, fastest.chosen.axis_changes);
+}
+
+}  // namespace
+}  // namespace layoutx::explorer
+
+namespace layoutx::explorer {
+namespace {
+
+// The whole step adds the embedding gather and the final norm + LM head graphs to the layers;
+// the LM head reads vocab x hidden weights at its precision, so at w8a16 it is priced at least
+// at their bytes over DRAM peak and halving them (w4a16 packed) cannot make it dearer.
+TEST(WholeStep, LayersPlusEmbeddingPlusHead) {
+  std::ostringstream log;
+  auto pr = costmodel::load_default_hypothesis_predictor(log);
+  auto spark = model::load_model("spark-x2.5-1.7b");
+  Evaluator ev(*pr);
+  StepResult layers = compose(ev, spark, 1024, incumbent_assignment(spark, model::Precision::kW8A16));
+  WholeStep w = whole_step(*pr, spark, layers, model::Precision::kW8A16);
+  EXPECT_NEAR(w.ms, layers.ms + w.embed_ms + w.head_ms, 1e-9);
+  EXPECT_GT(w.lm_head_ms, 0);
+  EXPECT_LE(w.lm_head_ms, w.head_ms);
+  const double lm_bytes = double(spark.vocab) * spark.hidden;  // 8-bit weights
+  EXPECT_GE(w.lm_head_ms, lm_bytes / (84.8e9) * 1e3 * 0.999);
+  EXPECT_NEAR(w.tokens_per_s, 1e3 / w.ms, 1e-9);
+  EXPECT_NEAR(w.lm_head_share, w.lm_head_ms / w.ms, 1e-12);
+  WholeStep fp16 = whole_step(*pr, spark, layers, model::Precision::kFp16);
+  EXPECT_GT(fp16.lm_head_ms, w.lm_head_ms);
 }
 
 }  // namespace

@@ -1,0 +1,265 @@
+#include "cli/hypotheses_output.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "cli/table.h"
+#include "model/builder.h"
+#include "model/model_loader.h"
+
+namespace layoutx::cli {
+
+namespace {
+
+std::string pct(double v) { return fmt(100.0 * v, 1) + "%"; }
+
+// The variants the report predicts (the third export's held-back ring figures among them).
+struct Probe {
+  const char* label;
+  model::LayerType layer;
+  int context;
+  const char* variant;
+  bool cache_in_u16 = false;  // the K/V cache enters already in 16-bit fixed point
+};
+const Probe kProbes[] = {
+    {"sliding ring fp16", model::LayerType::kSliding, 4096, "returns=new_entry,join=keys,precision=fp16"},
+    {"sliding ring w4a16", model::LayerType::kSliding, 4096, "returns=new_entry,join=keys,precision=w4a16"},
+    {"full 512 w8a16", model::LayerType::kFull, 512, "returns=new_entry,join=keys,precision=w8a16"},
+    {"full 2048 w8a16", model::LayerType::kFull, 2048, "returns=new_entry,join=keys,precision=w8a16"},
+    {"full 4096 w8a16, cache in u16", model::LayerType::kFull, 4096, "returns=new_entry,join=keys,precision=w8a16", true},
+};
+
+// A cache that enters in 16-bit fixed point needs no conversion: its boundary quantize ops
+// become views (a Reshape to the same shape is not lowered and moves no data; the live set
+// treats it as its operand), and the inputs are u16.
+void cache_enters_in_u16(model::LayerGraph& g) {
+  for (model::Role r : {model::Role::kKCache, model::Role::kVCache}) {
+    const model::Vertex in = g.find(r);
+    g.graph[in].dtype = model::DType::kU16;
+    for (model::Vertex u : g.users(in))
+      if (g.op(u).kind == model::OpKind::kConvert) g.graph[u].kind = model::OpKind::kReshape;
+  }
+}
+
+struct ProbeFigures {
+  std::vector<costmodel::HypothesisFigure> each;
+  costmodel::Prediction combined;
+};
+
+// Each hypothesis's figure (all of them, in the set's order) and the combined predictor's.
+std::vector<ProbeFigures> probe_figures(const costmodel::HypothesisSet& set, const costmodel::HypothesisPredictor& pr) {
+  const model::ModelSpec m = model::load_model("spark-x2.5-1.7b");
+  const auto every = costmodel::make_predictor(set, set.fits.front().device, 1.0);
+  std::vector<ProbeFigures> out;
+  for (const Probe& p : kProbes) {
+    model::LayerGraph g = model::build_layer_graph(m.layer(p.layer, p.context), model::parse_variant(p.variant));
+    if (p.cache_in_u16) cache_enters_in_u16(g);
+    out.push_back({every->predict_each(g), pr.predict(g)});
+  }
+  return out;
+}
+
+std::string interval(const costmodel::Prediction& p) {
+  return fmt(p.latency_ms, 3) + " [" + fmt(p.low_ms, 3) + ", " + fmt(p.high_ms, 3) + "]";
+}
+
+}  // namespace
+
+std::string rate_text(costmodel::Term t, double value) {
+  using costmodel::Term;
+  switch (t) {
+    case Term::kDispatch:
+    case Term::kGraph: return fmt(value, 1) + " us";
+    case Term::kMac: return value > 0 ? fmt(1e3 / value, 0) + " GMAC/s" : "free";
+    case Term::kByte:
+    case Term::kSpill:
+    case Term::kStall: return value > 0 ? fmt(1e3 / value, 1) + " GB/s" : "free";
+  }
+  return "?";
+}
+
+void print_hypotheses(const costmodel::HypothesisSet& set, const costmodel::CalibrationReport& rep,
+                      const costmodel::HypothesisPredictor& pr, std::ostream& out) {
+  out << "\nhypotheses (" << set.fits.size() << "; weights: " << set.method << "):\n";
+  Table h({"hypothesis", "weight", "elpd", "in-sample max |r|/sd", "LOO median", "LOO max", "group LOO median",
+           "group LOO max", "tau", "90% cover", "half-width"});
+  auto add = [&](const costmodel::HypothesisReport& r) {
+    h.add({r.name, fmt(r.weight, 3), r.name == "combined" ? "" : fmt(r.elpd, 1), fmt(r.max_abs_resid_sd, 2),
+           pct(r.loo.median_abs), pct(r.loo.max_abs), pct(r.group_loo.median_abs), pct(r.group_loo.max_abs),
+           fmt(r.loo.kendall_tau, 2), std::to_string(r.loo.covered) + "/" + std::to_string(r.loo.count),
+           pct(r.loo.median_half_width)});
+  };
+  for (const auto& r : rep.hypotheses) add(r);
+  add(rep.combined);
+  h.print(out);
+  for (const auto& f : set.fits) {
+    out << "\n" << f.spec.name << ": " << f.spec.claim << " (" << f.spec.source << ")\n";
+    Table k({"coefficient", "term", "prior", "fitted", "x prior"});
+    const auto& c = f.report.calibration;
+    for (size_t i = 0; i < f.device.coefficients.size(); ++i) {
+      const auto& s = f.device.coefficients[i];
+      const double v = c.theta[static_cast<Eigen::Index>(i)];
+      k.add({s.name, costmodel::to_string(s.term), rate_text(s.term, s.prior), rate_text(s.term, v), fmt(v / s.prior, 2)});
+    }
+    k.print(out);
+  }
+  out << "\nheld out, combined (LOO: the timing and its shares out; group: its w8a16/w4a16 twin too):\n";
+  Table l({"timing", "measured ms", "LOO ms", "90% interval", "error", "group LOO ms", "error"});
+  for (size_t i = 0; i < rep.ids.size(); ++i)
+    l.add({rep.ids[i], fmt(rep.measured_ms[i], 3), fmt(rep.loo_ms[i], 3),
+           "[" + fmt(rep.loo_low_ms[i], 3) + ", " + fmt(rep.loo_high_ms[i], 3) + "]",
+           pct(rep.loo_ms[i] / rep.measured_ms[i] - 1), fmt(rep.group_loo_ms[i], 3),
+           pct(rep.group_loo_ms[i] / rep.measured_ms[i] - 1)});
+  l.print(out);
+  out << "\nreplay of the design history: fit on the first export (" << rep.replay.trained_on.size()
+      << " timings and their shares), predict the second:\n";
+  Table r({"timing", "measured ms", "predicted ms", "90% interval", "error"});
+  for (const auto& row : rep.replay.rows)
+    r.add({row.id, fmt(row.measured_ms, 3), fmt(row.predicted_ms, 3),
+           "[" + fmt(row.low_ms, 3) + ", " + fmt(row.high_ms, 3) + "]", pct(row.predicted_ms / row.measured_ms - 1)});
+  r.print(out);
+  Table d({"difference", "from", "to", "measured", "predicted", "sign"});
+  for (const auto& x : rep.replay.differences)
+    d.add({x.what, x.a, x.b, pct(x.measured), pct(x.predicted), (x.measured > 0) == (x.predicted > 0) ? "right" : "WRONG"});
+  d.print(out);
+  out << "per hypothesis (replay weights";
+  out << "; rows with replay weight >= 0.001 or the base):\n";
+  std::vector<std::string> head = {"hypothesis", "replay weight"};
+  for (const auto& row : rep.replay.rows) head.push_back(row.id + " ms");
+  for (const auto& x : rep.replay.differences) head.push_back(x.b + " diff");
+  Table ph(head);
+  for (size_t h2 = 0; h2 < set.fits.size(); ++h2) {
+    if (h2 != 0 && rep.replay.weights[h2] < 1e-3) continue;
+    std::vector<std::string> cells = {set.fits[h2].spec.name, fmt(rep.replay.weights[h2], 3)};
+    for (double v : rep.replay.per_hypothesis_ms[h2]) cells.push_back(fmt(v, 3));
+    for (const auto& per : rep.replay.per_hypothesis_difference) cells.push_back(pct(per[h2]));
+    ph.add(cells);
+  }
+  ph.print(out);
+  out << "\npredictions of unmeasured variants (ms; hypotheses by weight, then the combined figure with its 90% interval):\n";
+  std::vector<std::string> head2 = {"hypothesis", "weight"};
+  for (const Probe& pr2 : kProbes) head2.push_back(pr2.label);
+  Table p(head2);
+  const std::vector<ProbeFigures> figs = probe_figures(set, pr);
+  std::vector<size_t> order(set.fits.size());
+  for (size_t h2 = 0; h2 < order.size(); ++h2) order[h2] = h2;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a2, size_t b2) { return set.fits[a2].weight > set.fits[b2].weight; });
+  for (size_t h2 : order) {
+    std::vector<std::string> cells = {set.fits[h2].spec.name, fmt(set.fits[h2].weight, 3)};
+    for (const ProbeFigures& f : figs) cells.push_back(fmt(f.each[h2].prediction.latency_ms, 3));
+    p.add(cells);
+  }
+  std::vector<std::string> comb = {"combined [90%]", "1.000"};
+  for (const ProbeFigures& f : figs) comb.push_back(interval(f.combined));
+  p.add(comb);
+  p.print(out);
+}
+
+void write_hypotheses_json(const costmodel::HypothesisSet& set, const costmodel::CalibrationReport& rep,
+                           const costmodel::HypothesisPredictor& pr, JsonWriter& w) {
+  auto summary = [&](const char* key, const costmodel::HeldOutSummary& s) {
+    w.key(key).begin_object();
+    w.field("median_abs_rel_error", s.median_abs);
+    w.field("max_abs_rel_error", s.max_abs);
+    w.field("kendall_tau", s.kendall_tau);
+    w.field("covered_90", s.covered);
+    w.field("count", s.count);
+    w.field("median_rel_half_width", s.median_half_width);
+    w.end_object();
+  };
+  auto report = [&](const costmodel::HypothesisReport& r) {
+    w.field("weight", r.weight);
+    w.field("elpd", r.elpd);
+    w.field("max_abs_residual_sd", r.max_abs_resid_sd);
+    summary("loo", r.loo);
+    summary("group_loo", r.group_loo);
+  };
+  w.key("hypotheses").begin_object();
+  w.field("method", set.method);
+  w.key("each").begin_array();
+  for (size_t h = 0; h < set.fits.size(); ++h) {
+    const auto& f = set.fits[h];
+    w.begin_object();
+    w.field("name", f.spec.name);
+    w.field("claim", f.spec.claim);
+    report(rep.hypotheses[h]);
+    w.key("coefficients").begin_array();
+    for (size_t i = 0; i < f.device.coefficients.size(); ++i) {
+      const auto& s = f.device.coefficients[i];
+      w.begin_object();
+      w.field("name", s.name);
+      w.field("term", costmodel::to_string(s.term));
+      w.field("prior", s.prior);
+      w.field("value", f.report.calibration.theta[static_cast<Eigen::Index>(i)]);
+      w.field("prior_rate", rate_text(s.term, s.prior));
+      w.field("rate", rate_text(s.term, f.report.calibration.theta[static_cast<Eigen::Index>(i)]));
+      w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.key("combined").begin_object();
+  report(rep.combined);
+  w.key("held_out").begin_array();
+  for (size_t i = 0; i < rep.ids.size(); ++i) {
+    w.begin_object();
+    w.field("id", rep.ids[i]);
+    w.field("measured_ms", rep.measured_ms[i]);
+    w.field("loo_ms", rep.loo_ms[i]);
+    w.field("loo_low_ms", rep.loo_low_ms[i]);
+    w.field("loo_high_ms", rep.loo_high_ms[i]);
+    w.field("group_loo_ms", rep.group_loo_ms[i]);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  w.key("replay").begin_object();
+  w.key("predictions").begin_array();
+  for (const auto& r : rep.replay.rows) {
+    w.begin_object();
+    w.field("id", r.id);
+    w.field("measured_ms", r.measured_ms);
+    w.field("predicted_ms", r.predicted_ms);
+    w.field("low_ms", r.low_ms);
+    w.field("high_ms", r.high_ms);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("differences").begin_array();
+  for (const auto& d : rep.replay.differences) {
+    w.begin_object();
+    w.field("what", d.what);
+    w.field("from", d.a);
+    w.field("to", d.b);
+    w.field("measured", d.measured);
+    w.field("predicted", d.predicted);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  w.key("probes").begin_array();
+  size_t i = 0;
+  for (const ProbeFigures& f : probe_figures(set, pr)) {
+    w.begin_object();
+    w.field("variant", kProbes[i].label);
+    w.field("context", kProbes[i++].context);
+    w.field("ms", f.combined.latency_ms);
+    w.field("low_ms", f.combined.low_ms);
+    w.field("high_ms", f.combined.high_ms);
+    w.key("each").begin_array();
+    for (const auto& e : f.each) {
+      w.begin_object();
+      w.field("name", e.name);
+      w.field("weight", e.weight);
+      w.field("ms", e.prediction.latency_ms);
+      w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+}
+
+}  // namespace layoutx::cli

@@ -1,0 +1,22 @@
+// What `calibrate` prints of the hypothesis set: each hypothesis's coefficients as rates with
+// their priors, its weight and held-out figures, the calibration report (costmodel/
+// calibration_report.h), and each hypothesis's predictions of the probe variants nobody
+// measured in this data, with the combined figure and its interval.
+#pragma once
+#include <ostream>
+
+#include "costmodel/calibration_report.h"
+#include "costmodel/hypotheses.h"
+#include "support/json_writer.h"
+
+namespace layoutx::cli {
+
+void print_hypotheses(const costmodel::HypothesisSet& set, const costmodel::CalibrationReport& rep,
+                      const costmodel::HypothesisPredictor& pr, std::ostream& out);
+void write_hypotheses_json(const costmodel::HypothesisSet& set, const costmodel::CalibrationReport& rep,
+                           const costmodel::HypothesisPredictor& pr, JsonWriter& w);
+
+// A coefficient as a physical rate with its unit ("84.8 GB/s", "5.0 us", "2000 GMAC/s").
+std::string rate_text(costmodel::Term t, double value);
+
+}  // namespace layoutx::cli

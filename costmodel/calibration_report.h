@@ -1,0 +1,64 @@
+// The calibration report of a hypothesis set: for each hypothesis and for the weighted
+// combination, in-sample residuals in sd, leave-one-out and group leave-one-out errors (the
+// w8a16 and w4a16 builds of one graph out together), Kendall tau of the held-out predictions
+// against the measurements, 90% interval coverage of the held-out timings, and the replay of
+// the design history (fit on the first export, predict the second).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "costmodel/hypotheses.h"
+
+namespace layoutx::costmodel {
+
+struct HeldOutSummary {
+  double median_abs = 0, max_abs = 0;  // relative errors
+  double kendall_tau = 0;              // tau-b of predicted vs measured
+  int covered = 0, count = 0;          // inside the 90% predictive interval
+  double median_half_width = 0;        // relative half-width of those intervals
+};
+
+struct ReplayRow {
+  std::string id;
+  double measured_ms = 0, predicted_ms = 0, low_ms = 0, high_ms = 0;
+};
+// A difference of the design history: (b - a) / a, measured and predicted.
+struct ReplayDifference {
+  std::string what, a, b;
+  double measured = 0, predicted = 0;
+};
+
+struct ReplayReport {
+  std::vector<std::string> trained_on;  // ids of the timings fitted on
+  std::vector<ReplayRow> rows;          // per hypothesis set: the combined prediction
+  std::vector<ReplayDifference> differences;
+  // The same per hypothesis: predicted_ms[h][k] of rows[k]; differences[h][k].
+  std::vector<std::vector<double>> per_hypothesis_ms;
+  std::vector<std::vector<double>> per_hypothesis_difference;
+  std::vector<double> weights;  // the weights refitted on the first export alone
+};
+
+struct HypothesisReport {
+  std::string name;
+  double weight = 0, elpd = 0;
+  double max_abs_resid_sd = 0;  // in-sample, over the layer timings
+  HeldOutSummary loo, group_loo;
+};
+
+struct CalibrationReport {
+  std::vector<HypothesisReport> hypotheses;
+  HypothesisReport combined;  // the weighted mixture of the hypotheses' held-out predictions
+  // The combined held-out predictions per timing (ordinary LOO), for the table.
+  std::vector<std::string> ids;
+  std::vector<double> measured_ms, loo_ms, loo_low_ms, loo_high_ms, group_loo_ms;
+  ReplayReport replay;
+};
+
+// Kendall's tau-b of two equally long series.
+double kendall_tau(const std::vector<double>& x, const std::vector<double>& y);
+
+// `first_export`: the records the replay fits on (the rest's timings are predicted).
+CalibrationReport calibration_report(const HypothesisSet& set, const std::vector<MeasurementRecord>& records,
+                                     const DeviceSpec& device);
+
+}  // namespace layoutx::costmodel

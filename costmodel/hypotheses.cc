@@ -1,0 +1,474 @@
+#include "costmodel/hypotheses.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <ostream>
+#include <random>
+#include <sstream>
+
+#include "support/atomic_file.h"
+#include "support/error.h"
+#include "support/paths.h"
+#include "support/yaml_reader.h"
+
+namespace layoutx::costmodel {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+constexpr double kZ90 = 1.645;  // 90% two-sided, normal
+
+std::vector<size_t> timing_indices(const std::vector<MeasurementRecord>& records) {
+  std::vector<size_t> t;
+  for (size_t i = 0; i < records.size(); ++i)
+    if (records[i].kind == MeasurementRecord::Kind::kLayerTime) t.push_back(i);
+  return t;
+}
+
+// The twins' group: a quantized graph's w8a16 and w4a16 builds share it; fp16 is its own.
+std::string twin_key(const MeasurementRecord& r) {
+  MeasurementRecord q = r;
+  if (q.variant.precision == model::Precision::kW4A16) q.variant.precision = model::Precision::kW8A16;
+  return graph_key(q);
+}
+
+double log_normal_density(double y, double mu, double sd) {
+  const double z = (y - mu) / sd;
+  return -0.5 * z * z - std::log(sd) - 0.5 * std::log(2 * kPi);
+}
+
+std::string num(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<size_t> kept_hypotheses(const std::vector<double>& weights, double share) {
+  std::vector<size_t> order(weights.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return weights[a] > weights[b]; });
+  const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
+  std::vector<size_t> kept;
+  double mass = 0;
+  for (size_t h : order) {
+    if (!kept.empty() && share < 1 && mass >= share * total) break;
+    kept.push_back(h);
+    mass += weights[h];
+  }
+  std::sort(kept.begin(), kept.end());
+  return kept;
+}
+
+std::vector<std::vector<bool>> loo_masks(const std::vector<MeasurementRecord>& records,
+                                         const std::vector<size_t>& timings, bool group_twins) {
+  std::vector<std::string> key(records.size()), group(records.size());
+  for (size_t j = 0; j < records.size(); ++j) {
+    key[j] = graph_key(records[j]);
+    group[j] = twin_key(records[j]);
+  }
+  std::vector<std::vector<bool>> masks;
+  for (size_t i : timings) {
+    std::vector<bool> use(records.size(), true);
+    for (size_t j = 0; j < records.size(); ++j) {
+      // Out: the timing, the shares of its layer (their equations carry its measured total),
+      // and with groups its twin and the twin's shares.
+      const bool same = key[j] == key[i] || (group_twins && group[j] == group[i]);
+      if (j == i || same) use[j] = false;
+    }
+    masks.push_back(use);
+  }
+  return masks;
+}
+
+HeldOut held_out(const std::vector<MeasurementRecord>& records, const DeviceSpec& device,
+                 const std::vector<size_t>& timings, const std::vector<std::vector<bool>>& masks) {
+  SubsetFits fits = fit_subsets(records, device, masks);
+  HeldOut h;
+  for (size_t t = 0; t < timings.size(); ++t) {
+    const size_t i = timings[t];
+    const Eigen::VectorXd& row = fits.layer_rows[i];
+    h.record.push_back(i);
+    h.measured_ms.push_back(records[i].ms);
+    h.predicted_ms.push_back(row.dot(fits.theta[t]) / 1e3);
+    h.rel_error.push_back((h.predicted_ms.back() - records[i].ms) / records[i].ms);
+    h.sd_ms.push_back(std::sqrt(std::max(0.0, row.dot(fits.covariance[t] * row)) / 1e6));  // coefficient part
+  }
+  // Model error of each left-out timing: the rms relative error of the other timings.
+  for (size_t t = 0; t < timings.size(); ++t) {
+    double sq = 0;
+    int n = 0;
+    for (size_t u = 0; u < timings.size(); ++u)
+      if (u != t) {
+        sq += h.rel_error[u] * h.rel_error[u];
+        ++n;
+      }
+    const double model_sd = (n ? std::sqrt(sq / n) : 0) * h.predicted_ms[t];
+    const double meas_sd = records[timings[t]].sd * h.measured_ms[t];
+    const double coef_sd = h.sd_ms[t];
+    h.sd_ms[t] = std::sqrt(coef_sd * coef_sd + model_sd * model_sd + meas_sd * meas_sd);
+    h.lpd.push_back(log_normal_density(h.measured_ms[t], h.predicted_ms[t], h.sd_ms[t]));
+  }
+  return h;
+}
+
+std::vector<double> pseudo_bma_plus_weights(const std::vector<std::vector<double>>& lpd, int draws, uint64_t seed) {
+  const size_t H = lpd.size();
+  std::vector<double> w(H, 0.0);
+  if (H == 0) return w;
+  const size_t n = lpd.front().size();
+  std::mt19937_64 rng(seed);
+  std::gamma_distribution<double> gamma(1.0, 1.0);
+  std::vector<double> alpha(n), elpd(H);
+  for (int d = 0; d < draws; ++d) {
+    double sum = 0;
+    for (double& a : alpha) sum += (a = gamma(rng));  // Dirichlet(1, ..., 1) via gammas
+    for (size_t h = 0; h < H; ++h) {
+      elpd[h] = 0;
+      for (size_t i = 0; i < n; ++i) elpd[h] += static_cast<double>(n) * alpha[i] / sum * lpd[h][i];
+    }
+    const double top = *std::max_element(elpd.begin(), elpd.end());
+    double z = 0;
+    for (size_t h = 0; h < H; ++h) z += std::exp(elpd[h] - top);
+    for (size_t h = 0; h < H; ++h) w[h] += std::exp(elpd[h] - top) / z / draws;
+  }
+  return w;
+}
+
+Mixture mix(const std::vector<double>& w, const std::vector<double>& mu, const std::vector<double>& sd) {
+  Mixture m;
+  double second = 0;
+  for (size_t h = 0; h < w.size(); ++h) {
+    m.mean += w[h] * mu[h];
+    second += w[h] * (sd[h] * sd[h] + mu[h] * mu[h]);
+  }
+  m.sd = std::sqrt(std::max(0.0, second - m.mean * m.mean));
+  return m;
+}
+
+HypothesisSet fit_hypotheses(const std::vector<MeasurementRecord>& records, const DeviceSpec& device,
+                             const std::vector<std::string>& data_files) {
+  HypothesisSet set;
+  std::vector<HypothesisSpec> specs = device.hypotheses;
+  if (specs.empty()) specs.push_back({.name = "base", .claim = "the device spec as written", .structure = device.structure});
+  const std::vector<size_t> timings = timing_indices(records);
+  const auto masks = loo_masks(records, timings, false);
+  const auto group_masks = loo_masks(records, timings, true);
+  std::vector<std::vector<double>> lpd;
+  for (const HypothesisSpec& h : specs) {
+    HypothesisFit f;
+    f.spec = h;
+    f.device = device.hypotheses.empty() ? device : with_hypothesis(device, h);
+    f.report = calibrate(records, f.device, data_files);
+    f.loo = held_out(records, f.device, timings, masks);
+    f.group_loo = held_out(records, f.device, timings, group_masks);
+    f.elpd = std::accumulate(f.loo.lpd.begin(), f.loo.lpd.end(), 0.0);
+    lpd.push_back(f.loo.lpd);
+    set.fits.push_back(std::move(f));
+  }
+  const std::vector<double> w = pseudo_bma_plus_weights(lpd);
+  for (size_t h = 0; h < set.fits.size(); ++h) set.fits[h].weight = w[h];
+  return set;
+}
+
+HypothesisPredictor::HypothesisPredictor(std::vector<std::string> names, std::vector<double> weights,
+                                         std::vector<std::unique_ptr<HtpPredictor>> members)
+    : names_(std::move(names)), weights_(std::move(weights)), members_(std::move(members)) {
+  if (members_.empty() || members_.size() != weights_.size() || names_.size() != weights_.size())
+    throw Error("hypotheses: need one name and weight per calibrated hypothesis");
+  const double total = std::accumulate(weights_.begin(), weights_.end(), 0.0);
+  if (!(total > 0)) throw Error("hypotheses: the weights sum to zero");
+  for (double& w : weights_) w /= total;
+  std::string ident;
+  size_t at = 0;
+  for (size_t h = 0; h < members_.size(); ++h) {
+    offset_.push_back(at);
+    at += static_cast<size_t>(members_[h]->calibration().theta.size());
+    ident += members_[h]->calibration_id() + ":" + num(weights_[h]) + " ";
+  }
+  offset_.push_back(at);
+  weighted_theta_.resize(static_cast<Eigen::Index>(at));
+  for (size_t h = 0; h < members_.size(); ++h) {
+    const Eigen::VectorXd& theta = members_[h]->calibration().theta;
+    weighted_theta_.segment(static_cast<Eigen::Index>(offset_[h]), theta.size()) = weights_[h] * theta / 1e3;
+  }
+  for (size_t h = 0; h < members_.size(); ++h) {
+    const Calibration& c = members_[h]->calibration();
+    size_t j = 0;
+    while (j < h && !(members_[j]->calibration().theta == c.theta && members_[j]->calibration().covariance == c.covariance &&
+                      members_[j]->calibration().model_rel_sd == c.model_rel_sd))
+      ++j;
+    twin_.push_back(j);
+  }
+  // An 8-hex id of the members' ids and weights (std::hash is not stable across builds: FNV-1a).
+  uint64_t x = 1469598103934665603ull;
+  for (unsigned char c : ident) x = (x ^ c) * 1099511628211ull;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%08llx", static_cast<unsigned long long>(x & 0xffffffffull));
+  id_ = buf;
+}
+
+std::vector<HypothesisFigure> HypothesisPredictor::predict_each(const model::LayerGraph& graph) const {
+  std::vector<HypothesisFigure> out;
+  out.reserve(members_.size());
+  for (size_t h = 0; h < members_.size(); ++h) out.push_back({names_[h], weights_[h], members_[h]->predict(graph)});
+  // (each member's full prediction: floor and legality included, for `predict --hypotheses`)
+  return out;
+}
+
+Prediction HypothesisPredictor::combine(std::vector<Prediction>& each, const std::vector<double>& weights) const {
+  Prediction p;
+  std::vector<double> mu, sd;
+  for (size_t h = 0; h < each.size(); ++h) {
+    mu.push_back(each[h].latency_ms);
+    sd.push_back((each[h].high_ms - each[h].latency_ms) / kZ90);
+  }
+  const Mixture m = mix(weights, mu, sd);
+  p.latency_ms = m.mean;
+  p.low_ms = std::max(0.0, m.mean - kZ90 * m.sd);
+  p.high_ms = m.mean + kZ90 * m.sd;
+  p.interval_level = each.front().interval_level;
+  p.calibration_id = id_;
+  // Ops: the weighted sum of each hypothesis's op costs by name, in the first hypothesis's
+  // order (ops another hypothesis has alone are appended); sums to latency_ms.
+  p.ops = std::move(each.front().ops);
+  for (OpCost& c : p.ops) c.ms *= weights.front();
+  std::map<std::string, size_t> at;  // built only when a hypothesis lowers differently
+  for (size_t h = 1; h < each.size(); ++h) {
+    const std::vector<OpCost>& ops = each[h].ops;
+    bool aligned = ops.size() == p.ops.size();
+    for (size_t i = 0; aligned && i < ops.size(); ++i) aligned = ops[i].name == p.ops[i].name;
+    if (aligned) {
+      for (size_t i = 0; i < ops.size(); ++i) p.ops[i].ms += weights[h] * ops[i].ms;
+      continue;
+    }
+    if (at.empty())
+      for (size_t i = 0; i < p.ops.size(); ++i) at.emplace(p.ops[i].name, i);
+    for (const OpCost& c : ops) {
+      auto [it, fresh] = at.emplace(c.name, p.ops.size());
+      if (fresh) p.ops.push_back({c.name, c.kind, c.op_class, 0.0});
+      p.ops[it->second].ms += weights[h] * c.ms;
+    }
+  }
+  return p;
+}
+
+namespace {
+
+// The structure as it matters for one graph: switches that change nothing in it are cleared
+// (4-bit handling off a w4a16 graph, softmax folding in a graph with the fused op), so
+// hypotheses that differ only there share one featurization. Exact: featurize_layer reads the
+// switches only where they apply.
+Structure effective_structure(Structure s, const model::LayerGraph& g) {
+  if (g.variant.precision != model::Precision::kW4A16) s.w4_weights = W4Weights::kPacked;
+  if (g.variant.softmax == model::SoftmaxForm::kFused) s.fuse_explicit_softmax = false;
+  return s;
+}
+
+bool same_structure(const Structure& a, const Structure& b) {
+  return a.hmx_tile_rows == b.hmx_tile_rows && a.vtcm_budget_mb == b.vtcm_budget_mb && a.live_min_kb == b.live_min_kb &&
+         a.w4_weights == b.w4_weights && a.fuse_explicit_softmax == b.fuse_explicit_softmax;
+}
+
+}  // namespace
+
+Prediction HypothesisPredictor::predict(const model::LayerGraph& graph) const {
+  // Featurize once per structure that differs for this graph and price each distinct
+  // (structure, calibration) once; then the floor and the legality of the graph once (they do
+  // not depend on the hypothesis).
+  std::vector<Structure> structures;
+  std::vector<LayerFeatures> features;
+  std::vector<size_t> group(members_.size());
+  std::vector<Prediction> each;
+  std::vector<double> weights;
+  std::vector<size_t> priced(members_.size());  // member -> index into each
+  each.reserve(members_.size());
+  for (size_t h = 0; h < members_.size(); ++h) {
+    const Structure s = effective_structure(members_[h]->device_spec().structure, graph);
+    size_t k = 0;
+    while (k < structures.size() && !same_structure(structures[k], s)) ++k;
+    if (k == structures.size()) {
+      structures.push_back(s);
+      features.push_back(featurize_layer(graph, members_[h]->device_spec()));
+    }
+    group[h] = k;
+    if (twin_[h] != h && group[twin_[h]] == k) {
+      weights[priced[twin_[h]]] += weights_[h];
+      priced[h] = priced[twin_[h]];
+      continue;
+    }
+    priced[h] = each.size();
+    each.push_back(members_[h]->price(features[k]));
+    weights.push_back(weights_[h]);
+  }
+  const std::vector<LoweredOp>* unfused = nullptr;  // a lowering of the graph as written
+  for (size_t k = 0; k < structures.size(); ++k)
+    if (!structures[k].fuse_explicit_softmax) unfused = &features[k].ops;
+  Prediction p = combine(each, weights);
+  p.design_row.reserve(offset_.back());
+  for (size_t h = 0; h < members_.size(); ++h)
+    p.design_row.insert(p.design_row.end(), each[priced[h]].design_row.begin(), each[priced[h]].design_row.end());
+  p.floor_ms = members_.front()->floor_ms(graph);
+  p.legality = unfused ? members_.front()->legality(graph, *unfused) : members_.front()->legality(graph);
+  return p;
+}
+
+double HypothesisPredictor::latency_from_row(const std::vector<double>& row) const {
+  return Eigen::Map<const Eigen::VectorXd>(row.data(), weighted_theta_.size()).dot(weighted_theta_);
+}
+
+std::optional<CoefficientBelief> HypothesisPredictor::belief() const {
+  CoefficientBelief b;
+  const size_t n = offset_.back();
+  b.mean.assign(n, 0.0);
+  b.covariance.assign(n, std::vector<double>(n, 0.0));
+  for (size_t h = 0; h < members_.size(); ++h) {
+    const Calibration& c = members_[h]->calibration();
+    const double w = weights_[h];
+    for (Eigen::Index i = 0; i < c.theta.size(); ++i) {
+      b.mean[offset_[h] + i] = w * c.theta[i];
+      for (Eigen::Index j = 0; j < c.theta.size(); ++j) b.covariance[offset_[h] + i][offset_[h] + j] = w * w * c.covariance(i, j);
+    }
+    b.noise_rel_sd += w * c.model_rel_sd;
+  }
+  return b;
+}
+
+double HypothesisPredictor::difference_half_width_ms(const Prediction& a, const Prediction& b) const {
+  if (a.design_row.size() != offset_.back() || b.design_row.size() != offset_.back())
+    return Predictor::difference_half_width_ms(a, b);
+  std::vector<double> mu, sd;
+  for (size_t h = 0; h < members_.size(); ++h) {
+    const Calibration& c = members_[h]->calibration();
+    const Eigen::Index n = c.theta.size();
+    Eigen::Map<const Eigen::VectorXd> ra(a.design_row.data() + offset_[h], n), rb(b.design_row.data() + offset_[h], n);
+    const Eigen::VectorXd d = ra - rb;
+    const double da = ra.dot(c.theta) / 1e3, db = rb.dot(c.theta) / 1e3;
+    const double coef_var = std::max(d.dot(c.covariance * d), 0.0) / 1e6;
+    const double model_sd = c.model_rel_sd * std::abs(da - db);
+    mu.push_back(da - db);
+    sd.push_back(std::sqrt(coef_var + model_sd * model_sd));
+  }
+  // The mixture of the hypotheses' differences: their disagreement (even on its sign) widens it.
+  return kZ90 * mix(weights_, mu, sd).sd;
+}
+
+std::unique_ptr<HypothesisPredictor> make_predictor(const HypothesisSet& set, const DeviceSpec& device, double mass) {
+  (void)device;
+  RuleSet rules = load_rules(config_path(kDefaultRules));
+  std::vector<std::string> names;
+  std::vector<double> weights;
+  std::vector<std::unique_ptr<HtpPredictor>> members;
+  std::vector<double> all;
+  for (const HypothesisFit& f : set.fits) all.push_back(f.weight);
+  for (size_t h : kept_hypotheses(all, mass)) {
+    const HypothesisFit& f = set.fits[h];
+    names.push_back(f.spec.name);
+    weights.push_back(f.weight);
+    members.push_back(std::make_unique<HtpPredictor>(f.device, f.report.calibration, rules));
+  }
+  return std::make_unique<HypothesisPredictor>(std::move(names), std::move(weights), std::move(members));
+}
+
+namespace {
+
+std::string member_file(const std::string& index_path, const std::string& name) {
+  // galaxy-s25.hypotheses.yaml -> galaxy-s25.hypotheses/<name, '/' as '.'>.yaml
+  const std::string suffix = ".yaml";
+  std::string dir = index_path.size() > suffix.size() ? index_path.substr(0, index_path.size() - suffix.size()) : index_path;
+  std::string file = name;
+  std::replace(file.begin(), file.end(), '/', '.');
+  return dir + "/" + file + suffix;
+}
+
+}  // namespace
+
+std::string hypotheses_source_hash(const std::vector<std::string>& file_bytes, const DeviceSpec& device) {
+  // The base device's definition is in source_hash; each hypothesis adds its own definition.
+  std::string defs;
+  for (const HypothesisSpec& h : device.hypotheses) {
+    defs += "hypothesis " + h.name + " " + to_text(h.structure) + " drop";
+    for (const std::string& d : h.drop) defs += " " + d;
+    for (const CoefficientSpec& k : h.add) {
+      defs += " add " + k.name + " " + to_string(k.term) + " " + num(k.prior) + " " + num(k.rel_sd) + " " + num(k.min_value);
+      for (OpClass c : k.classes) defs += std::string(" ") + to_string(c);
+      for (model::Precision p : k.precisions) defs += std::string(" ") + model::to_string(p);
+    }
+    defs += "\n";
+  }
+  std::vector<std::string> all = file_bytes;
+  all.push_back(defs);
+  return source_hash(all, device);
+}
+
+void save_hypotheses(const HypothesisSet& set, const std::string& source, const std::string& path) {
+  const std::string suffix = ".yaml";
+  ensure_directory(path.substr(0, path.size() - suffix.size()));
+  std::ostringstream o;
+  o << "# Hypothesis calibration, written by `layoutx calibrate`; do not edit by hand.\n"
+    << "# Each hypothesis of the device spec fitted on its own (its calibration beside this file);\n"
+    << "# weights: " << set.method << ".\n";
+  o << "source_hash: \"" << source << "\"\n";
+  o << "hypotheses:\n";
+  for (const HypothesisFit& f : set.fits) {
+    const std::string file = member_file(path, f.spec.name);
+    save_calibration(f.report.calibration, &f.report, file);
+    o << "  - {name: " << f.spec.name << ", weight: " << num(f.weight) << ", elpd: " << num(f.elpd)
+      << ", calibration_id: \"" << f.report.calibration.id << "\"}\n";
+  }
+  write_file_atomically(path, o.str());
+}
+
+std::unique_ptr<HypothesisPredictor> load_default_hypothesis_predictor(std::ostream& log) {
+  DeviceSpec device = load_device_named(kDefaultDevice);
+  const std::string data_path = config_path(kDefaultMeasurements);
+  const std::string index_path = config_path(kDefaultHypotheses);
+  const std::string data_bytes = read_text_file(data_path);
+  try {
+    ErrorList errors;
+    YAML::Node root = load_yaml_file(index_path);
+    MapReader top(index_path, root, "", errors);
+    const std::string source = top.string("source_hash", true).value_or("");
+    YAML::Node list = top.child("hypotheses", true);
+    top.finish();
+    errors.throw_if_any();
+    if (source != hypotheses_source_hash({data_bytes}, device)) throw Error(index_path + ": data or device spec changed");
+    if (!list.IsSequence() || list.size() != device.hypotheses.size())
+      throw Error(index_path + ": hypotheses: expected one entry per hypothesis of " + device.name);
+    RuleSet rules = load_rules(config_path(kDefaultRules));
+    std::vector<std::string> names;
+    std::vector<double> weights;
+    std::vector<std::unique_ptr<HtpPredictor>> members;
+    std::vector<double> all;
+    for (size_t h = 0; h < list.size(); ++h) {
+      MapReader m(index_path, list[h], "hypotheses[" + std::to_string(h) + "]", errors);
+      const std::string name = m.string("name", true).value_or("");
+      all.push_back(m.number("weight", true, 0).value_or(0));
+      m.number("elpd", false);
+      m.string("calibration_id", false);
+      m.finish();
+      errors.throw_if_any();
+      if (name != device.hypotheses[h].name)
+        throw Error(index_path + ": hypotheses[" + std::to_string(h) + "]: expected '" + device.hypotheses[h].name + "'");
+    }
+    for (size_t h : kept_hypotheses(all)) {
+      DeviceSpec d = with_hypothesis(device, device.hypotheses[h]);
+      Calibration c = load_calibration(member_file(index_path, device.hypotheses[h].name), d);
+      names.push_back(device.hypotheses[h].name);
+      weights.push_back(all[h]);
+      members.push_back(std::make_unique<HtpPredictor>(std::move(d), std::move(c), rules));
+    }
+    return std::make_unique<HypothesisPredictor>(std::move(names), std::move(weights), std::move(members));
+  } catch (const Error& e) {
+    log << "layoutx: hypothesis calibration unusable (" << e.what() << "); refitting in memory (run `layoutx calibrate` to save)\n";
+  }
+  std::vector<MeasurementRecord> records = load_measurements_text(data_bytes, data_path);
+  return make_predictor(fit_hypotheses(records, device, {kDefaultMeasurements}), device);
+}
+
+}  // namespace layoutx::costmodel

@@ -1,0 +1,90 @@
+#include "costmodel/layer_features.h"
+
+#include <algorithm>
+
+#include "costmodel/cost_model.h"
+#include "costmodel/live_set.h"
+
+namespace layoutx::costmodel {
+
+namespace {
+
+bool is_explicit_softmax_op(const LoweredOp& op) {
+  return op.name.rfind("attn/softmax/", 0) == 0 && op.op_class == OpClass::kElementwise;
+}
+
+// The converter folding max/sub/exp/sum/div into one Softmax: the run of explicit softmax ops
+// becomes one op of class softmax that executes all their vertices.
+void fuse_explicit_softmax(std::vector<LoweredOp>& ops) {
+  std::vector<LoweredOp> out;
+  out.reserve(ops.size());
+  for (LoweredOp& op : ops) {
+    if (is_explicit_softmax_op(op) && !out.empty() && out.back().op_class == OpClass::kSoftmax &&
+        out.back().name.rfind("attn/softmax/", 0) == 0) {
+      out.back().vertices.insert(out.back().vertices.end(), op.vertices.begin(), op.vertices.end());
+      continue;
+    }
+    if (is_explicit_softmax_op(op)) op.op_class = OpClass::kSoftmax;
+    out.push_back(std::move(op));
+  }
+  ops = std::move(out);
+}
+
+}  // namespace
+
+LayerFeatures featurize_layer(const model::LayerGraph& g, const DeviceSpec& device) {
+  const Structure& s = device.structure;
+  LayerFeatures f;
+  f.precision = g.variant.precision;
+  f.ops = lower(g);
+  if (s.fuse_explicit_softmax) fuse_explicit_softmax(f.ops);
+  f.op_features.reserve(f.ops.size());
+  for (const LoweredOp& op : f.ops) {
+    f.op_features.push_back(features(g, op, device.channel_pad, s));
+    if (op.op_class == OpClass::kSoftmax && op.vertices.size() > 1) {
+      // A folded softmax reads its input once and writes its output once, like the fused op.
+      const model::OpNode& in = g.op(g.operands(op.vertices.front())[0]);
+      const model::OpNode& out = g.op(op.vertices.back());
+      f.op_features.back().bytes = static_cast<double>(tiled_bytes(in.shape, in.dtype, device.channel_pad, false) +
+                                                       tiled_bytes(out.shape, out.dtype, device.channel_pad, false));
+    }
+  }
+  for (size_t i = 0; i < f.ops.size(); ++i)
+    if (f.ops[i].op_class == OpClass::kMatMulWeight)
+      for (model::Vertex v : f.ops[i].vertices)
+        for (model::Vertex u : g.operands(v))
+          if (g.op(u).kind == model::OpKind::kWeight) {
+            const model::OpNode& w = g.op(u);
+            const model::DType dt = w.dtype == model::DType::kI4 && s.w4_weights == W4Weights::kExpanded
+                                        ? model::DType::kI8
+                                        : w.dtype;
+            f.weight_bytes += static_cast<double>(tiled_bytes(w.shape, dt, device.channel_pad, true));
+          }
+  if (s.vtcm_budget_mb > 0) {
+    const LiveSet live = live_set(g, device.channel_pad, static_cast<int64_t>(s.live_min_kb * 1024));
+    const double budget = s.vtcm_budget_mb * 1024 * 1024;
+    f.peak_live_bytes = static_cast<double>(live.peak_bytes);
+    f.spill_bytes = std::max(0.0, f.peak_live_bytes - budget);
+    f.stall_weight_bytes = f.spill_bytes > 0 ? f.weight_bytes : 0.0;
+  }
+  return f;
+}
+
+void add_layer_design_row(const DeviceSpec& device, const LayerFeatures& f, Eigen::VectorXd& row) {
+  for (const OpFeatures& of : f.op_features) add_design_row(device, of, row);
+  auto put = [&](Term t, double value) {
+    const int i = device.graph_index(t, f.precision);
+    if (i >= 0) row[i] += value;
+  };
+  put(Term::kGraph, f.graphs);
+  put(Term::kSpill, f.spill_bytes / 1e6);
+  put(Term::kStall, f.stall_weight_bytes / 1e6);
+}
+
+Eigen::VectorXd layer_design_row(const DeviceSpec& device, const LayerFeatures& f) {
+  Eigen::VectorXd row = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(device.coefficients.size()));
+  add_layer_design_row(device, f, row);
+  return row;
+}
+
+}  // namespace layoutx::costmodel

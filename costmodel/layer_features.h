@@ -1,0 +1,37 @@
+// A layer graph's features under a device spec's structure: the lowered ops and their features
+// (costmodel/features.h) plus the graph-level ones: one context-binary execute per graph, and
+// the cache-sized live set (costmodel/live_set.h) against the VTCM budget. Plain data; the
+// coefficients that price them are the calibration's (costmodel/cost_model.h).
+#pragma once
+#include <Eigen/Dense>
+
+#include <vector>
+
+#include "costmodel/device_spec.h"
+#include "costmodel/features.h"
+#include "costmodel/lowering.h"
+#include "model/graph.h"
+
+namespace layoutx::costmodel {
+
+struct LayerFeatures {
+  std::vector<LoweredOp> ops;   // lowered (explicit softmax folded into one op if the structure says so)
+  std::vector<OpFeatures> op_features;
+  model::Precision precision = model::Precision::kFp16;
+  double graphs = 1;           // context-binary executes: one per layer graph
+  double peak_live_bytes = 0;  // cache-sized tensors alive at once (tiled bytes)
+  double spill_bytes = 0;      // peak_live_bytes above the VTCM budget (0 without a budget)
+  double weight_bytes = 0;     // weight bytes the projections stream (as featurized)
+  // Weight bytes streamed while the live set is over budget (all of them if it is, else 0):
+  // the feature of the stall hypothesis (the weights lose their double-buffered half of VTCM).
+  double stall_weight_bytes = 0;
+};
+
+// Lowers `g`, featurizes its ops and computes the graph-level features under device.structure.
+LayerFeatures featurize_layer(const model::LayerGraph& g, const DeviceSpec& device);
+
+// The layer's design row (sized to device.coefficients): its ops' rows plus the graph terms.
+void add_layer_design_row(const DeviceSpec& device, const LayerFeatures& f, Eigen::VectorXd& row);
+Eigen::VectorXd layer_design_row(const DeviceSpec& device, const LayerFeatures& f);
+
+}  // namespace layoutx::costmodel

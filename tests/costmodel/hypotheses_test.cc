@@ -1,0 +1,142 @@
+// Hypotheses: the weights, the mixture, the live set, the combined fit of the shipped data,
+// and the saved hypothesis calibration.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "costmodel/calibration_report.h"
+#include "costmodel/hypotheses.h"
+#include "costmodel/live_set.h"
+#include "model/builder.h"
+#include "model/model_loader.h"
+
+namespace layoutx::costmodel {
+namespace {
+
+const std::string kConfigs = LAYOUTX_CONFIG_DIR;
+
+TEST(PseudoBma, EqualDensitiesShareAndADominatedHypothesisGetsLittle) {
+  const std::vector<double> a = {-1.0, -2.0, -0.5, -1.5};
+  std::vector<double> w = pseudo_bma_plus_weights({a, a});
+  EXPECT_NEAR(w[0], 0.5, 1e-12);
+  EXPECT_NEAR(w[1], 0.5, 1e-12);
+  std::vector<double> worse = a;
+  for (double& x : worse) x -= 5;  // 5 nats worse at every timing
+  w = pseudo_bma_plus_weights({a, worse});
+  EXPECT_GT(w[0], 0.999);
+  EXPECT_NEAR(w[0] + w[1], 1.0, 1e-12);
+}
+
+TEST(Mixture, IncludesTheSpreadBetweenComponents) {
+  // Two hypotheses agreeing on the sd but not on the sign: the mixture's sd exceeds both.
+  Mixture m = mix({0.5, 0.5}, {1.0, -1.0}, {0.1, 0.1});
+  EXPECT_NEAR(m.mean, 0.0, 1e-12);
+  EXPECT_NEAR(m.sd, std::sqrt(0.01 + 1.0), 1e-12);
+  m = mix({1.0, 0.0}, {2.0, 7.0}, {0.3, 5.0});
+  EXPECT_NEAR(m.mean, 2.0, 1e-12);
+  EXPECT_NEAR(m.sd, 0.3, 1e-12);
+}
+
+TEST(KendallTau, OrderAgreement) {
+  EXPECT_NEAR(kendall_tau({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0, 1e-12);
+  EXPECT_NEAR(kendall_tau({1, 2, 3, 4}, {40, 30, 20, 10}), -1.0, 1e-12);
+  EXPECT_NEAR(kendall_tau({1, 2, 3}, {1, 3, 2}), 1.0 / 3.0, 1e-12);
+}
+
+// The live set of a full layer: the cache enters, is concatenated with the new entry, and (in
+// quantized graphs) converted to 16-bit fixed point first, so a converted copy lives beside
+// the concatenated one (htp-facts.md, "What the calibration data itself shows").
+TEST(LiveSet, QuantizedGraphsHoldAConvertedCopyOfTheCache) {
+  const model::ModelSpec m = model::load_model("spark-x2.5-1.7b");
+  auto peak = [&](int ctx, const char* precision) {
+    auto g = model::build_layer_graph(m.layer(model::LayerType::kFull, ctx),
+                                      model::parse_variant("ring", {std::string("precision=") + precision}));
+    return live_set(g, 32, 64 * 1024).peak_bytes;
+  };
+  // K at 1k, f16, 2 kv heads x 256 dims x 1023 entries, the entry axis tiled to 1024 (the
+  // channel pad of 32): 1 MiB, as is the concatenated K.
+  const int64_t k_cache = 2 * 256 * 1024 * 2, k_all = 2 * 256 * 1024 * 2;
+  EXPECT_EQ(peak(1024, "fp16"), k_cache + k_all);          // K in and K concatenated, at the concat
+  const int64_t v_cache = 2 * 1023 * 256 * 2;              // [kv, N, D]: D is the tiled axis
+  EXPECT_EQ(peak(1024, "w8a16"), k_cache + k_all + v_cache);  // converted K, concatenated K, and V waiting
+  EXPECT_GT(peak(4096, "fp16"), 4 * (k_cache + k_all) - 1);
+}
+
+class Combined : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dev_ = new DeviceSpec(load_device(kConfigs + "/devices/galaxy-s25.yaml"));
+    recs_ = new std::vector<MeasurementRecord>(load_measurements(kConfigs + "/calibration/spark-s25-measurements.yaml"));
+    set_ = new HypothesisSet(fit_hypotheses(*recs_, *dev_));
+    rep_ = new CalibrationReport(calibration_report(*set_, *recs_, *dev_));
+  }
+  static void TearDownTestSuite() {
+    delete rep_;
+    delete set_;
+    delete recs_;
+    delete dev_;
+  }
+  static DeviceSpec* dev_;
+  static std::vector<MeasurementRecord>* recs_;
+  static HypothesisSet* set_;
+  static CalibrationReport* rep_;
+};
+DeviceSpec* Combined::dev_ = nullptr;
+std::vector<MeasurementRecord>* Combined::recs_ = nullptr;
+HypothesisSet* Combined::set_ = nullptr;
+CalibrationReport* Combined::rep_ = nullptr;
+
+TEST_F(Combined, EveryHypothesisOfTheProductIsFittedAndTheWeightsSumToOne) {
+  size_t product = 1;
+  EXPECT_EQ(set_->fits.size(), dev_->hypotheses.size());
+  double total = 0;
+  for (const HypothesisFit& f : set_->fits) {
+    EXPECT_GE(f.weight, 0) << f.spec.name;
+    EXPECT_EQ(f.loo.lpd.size(), 12u) << f.spec.name;
+    total += f.weight;
+  }
+  EXPECT_NEAR(total, 1.0, 1e-9);
+  EXPECT_GT(set_->fits.size(), product);
+}
+
+// Stated tolerance of the shipped (combined) model, in-sample: every timing within 3 sd (the
+// issue's target; the timing sd is 2%).
+TEST_F(Combined, InSampleEveryTimingWithinThreeSd) {
+  EXPECT_LT(rep_->combined.max_abs_resid_sd, 3.0);
+}
+
+TEST_F(Combined, HeldOutFiguresAreComputedForEveryTiming) {
+  EXPECT_EQ(rep_->combined.loo.count, 12);
+  EXPECT_EQ(rep_->combined.group_loo.count, 12);
+  EXPECT_EQ(rep_->replay.rows.size(), 3u);          // the second export's three timings
+  EXPECT_EQ(rep_->replay.trained_on.size(), 9u);    // fitted on the first export's nine
+  EXPECT_EQ(rep_->replay.differences.size(), 3u);
+  for (size_t i = 0; i < rep_->loo_ms.size(); ++i) {
+    EXPECT_LE(rep_->loo_low_ms[i], rep_->loo_ms[i]);
+    EXPECT_GE(rep_->loo_high_ms[i], rep_->loo_ms[i]);
+  }
+}
+
+TEST(SavedHypotheses, FreshAndEqualToTheFit) {
+  std::ostringstream log;
+  auto pr = load_default_hypothesis_predictor(log);
+  EXPECT_EQ(log.str(), "") << "run `layoutx calibrate` after changing data, priors or hypotheses";
+  double total = 0;
+  for (double w : pr->weights()) total += w;
+  EXPECT_NEAR(total, 1.0, 1e-12);
+  // A prediction's ops sum to its latency; the cached row reproduces it; its interval brackets it.
+  const model::ModelSpec m = model::load_model("spark-x2.5-1.7b");
+  auto g = model::build_layer_graph(m.layer(model::LayerType::kFull, 4096), model::parse_variant("ring", {"precision=w4a16"}));
+  Prediction p = pr->predict(g);
+  double sum = 0;
+  for (const OpCost& c : p.ops) sum += c.ms;
+  EXPECT_NEAR(sum, p.latency_ms, 1e-9);
+  EXPECT_NEAR(pr->latency_from_row(p.design_row), p.latency_ms, 1e-9);
+  EXPECT_LT(p.low_ms, p.latency_ms);
+  EXPECT_GT(p.high_ms, p.latency_ms);
+  EXPECT_NEAR(pr->difference_half_width_ms(p, p), 0.0, 1e-12);
+}
+
+}  // namespace
+}  // namespace layoutx::costmodel
