@@ -6,7 +6,9 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/flag_checks.h"
 #include "cli/layer_options.h"
+#include "model/limits.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
 #include "emit/bundle.h"
@@ -17,6 +19,7 @@
 #include "model/model_loader.h"
 #include "model/numerics/safetensors.h"
 #include "model/numerics/weights.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/json_writer.h"
 #include "support/paths.h"
@@ -69,6 +72,35 @@ num::LayerWeights load_weights(const EmitArgs& a, const Job& j, std::string& des
   return num::load_layer_weights(num::SafetensorsFile(a.weights), num::load_weight_map(map_path), j.layer, index);
 }
 
+// A layout file edited by hand (or written for another model) may disagree with the model it
+// names: each entry's cache_entries must be what the model caches at the file's context, and
+// the per-layer list must follow the model's layer types. Throws Error naming the entry.
+void check_layout_against_model(const explorer::LayoutFile& f, const model::ModelSpec& m, const std::string& file) {
+  ErrorList errors;
+  auto check = [&](const std::string& where, const explorer::LayoutEntry& e) {
+    if (m.count(e.type) == 0) {
+      errors.add(file + ": " + where + ": " + m.name + " has no " + model::to_string(e.type) + " layers");
+      return;
+    }
+    const int want = m.layer(e.type, f.context).cache_entries;
+    if (e.cache_entries != want)
+      errors.add(file + ": " + where + ".cache_entries: " + std::to_string(e.cache_entries) + " disagrees with " +
+                 m.name + " at context " + std::to_string(f.context) + " (" + std::to_string(want) + ")");
+  };
+  for (const auto& [type, entry] : f.defaults) check(std::string("defaults.") + model::to_string(type), entry);
+  if (!f.layers.empty() && static_cast<int>(f.layers.size()) != m.num_layers())
+    errors.add(file + ": layers: " + std::to_string(f.layers.size()) + " entries, but " + m.name + " has " +
+               std::to_string(m.num_layers()) + " layers");
+  for (size_t i = 0; i < f.layers.size() && static_cast<int>(i) < m.num_layers(); ++i) {
+    if (f.layers[i].type != m.layer_types[i])
+      errors.add(file + ": layers[" + std::to_string(i) + "].type: " + model::to_string(f.layers[i].type) + ", but layer " +
+                 std::to_string(i) + " of " + m.name + " is " + model::to_string(m.layer_types[i]));
+    else
+      check("layers[" + std::to_string(i) + "]", f.layers[i]);
+  }
+  errors.throw_if_any();
+}
+
 std::vector<Job> jobs_of(const EmitArgs& a) {
   std::vector<Job> jobs;
   if (a.select.empty()) {
@@ -79,6 +111,7 @@ std::vector<Job> jobs_of(const EmitArgs& a) {
   // Every layer type's chosen variant, at the layout's context and precision.
   auto f = explorer::read_layout_file(a.select);
   auto m = model::load_model(f.model);
+  check_layout_against_model(f, m, a.select);
   for (const auto& [type, entry] : f.defaults)
     jobs.push_back({m, m.layer(type, f.context), entry.variant, (fs::path(a.out) / model::to_string(type)).string()});
   if (jobs.empty()) throw Error(a.select + ": the layout has no per-type defaults to emit");
@@ -243,7 +276,8 @@ void add_emit_verb(CLI::App& app) {
   sub->add_option("--seed", a->seed, "seed of the generated weights and calibration inputs")->capture_default_str();
   sub->add_option("--weights", a->weights, "a safetensors checkpoint to take the layer's weights from");
   sub->add_option("--weight-map", a->weight_map, "tensor-name map (default configs/models/<model>.weights.yaml)");
-  sub->add_option("--layer-index", a->layer_index, "which layer of the checkpoint (default: the first of the type)");
+  sub->add_option("--layer-index", a->layer_index, "which layer of the checkpoint (default: the first of the type)")
+      ->check(integer_in(0, model::limits::kMaxLayers - 1));
   sub->add_option("--calibration-samples", a->calibration, "decode steps saved as calibration inputs")
       ->capture_default_str()
       ->check(CLI::Range(1, 4096));
@@ -253,6 +287,7 @@ void add_emit_verb(CLI::App& app) {
                 "validate every meaningful variant of the layer type (at --precision) in ONNX Runtime; no bundles");
   sub->add_flag("--json", a->json, "print one JSON document");
   sub->callback([a] {
+    check_directory_target(a->out);  // before any work: a missing parent is fine, a file or read-only folder is not
     if (a->sweep) {
       sweep(*a);
       return;

@@ -3,13 +3,18 @@
 #include <algorithm>
 #include <map>
 
+#include "cli/flag_checks.h"
 #include "cli/table.h"
 #include "explorer/evaluator.h"
+#include "model/limits.h"
 #include "model/numerics/fidelity.h"
 
 namespace layoutx::cli {
 
 namespace {
+
+// The largest dB a floor or slack may be: far above any SNR float32 arithmetic reaches (~150 dB).
+constexpr double kMaxDb = 1000.0;
 
 // SNR of the variant (float32, its precision simulated) against the float64 reference over a
 // few seeded decode steps, through model/numerics. Memoized per layer shape and variant.
@@ -20,6 +25,9 @@ class NumericsOracle : public explorer::FidelityOracle {
  public:
   explicit NumericsOracle(int steps) : steps_(steps) {}
   std::optional<double> snr_db(const model::LayerSpec& layer, const model::Variant& v) override {
+    // The proxy keeps the layer's K/V cache, which grows with the context: above the bound the
+    // check is skipped (no floor), and describe() says so.
+    if (layer.cache_entries > model::limits::kMaxFidelityContext) return std::nullopt;
     std::string key = explorer::Evaluator::shape_key(layer) + "|" + v.key();
     auto it = memo_.find(key);
     if (it != memo_.end()) return it->second;
@@ -33,7 +41,8 @@ class NumericsOracle : public explorer::FidelityOracle {
   std::string describe() const override {
     return "SNR of the layer output vs the float64 reference, " + std::to_string(steps_) +
            " seeded decode steps, precision simulated, on a proxy layer (same attention, hidden and MLP widths /" +
-           std::to_string(kShrink) + ")";
+           std::to_string(kShrink) + "); skipped (no floor) for a layer caching more than " +
+           std::to_string(model::limits::kMaxFidelityContext) + " tokens";
   }
 
  private:
@@ -48,13 +57,18 @@ class NumericsOracle : public explorer::FidelityOracle {
 void FidelityOptions::add_to(CLI::App& app) {
   app.add_flag("--no-fidelity", off, "do not measure fidelity (no floor)");
   app.add_option("--fidelity-slack-db", slack_db,
-                 "fidelity floor: at most this many dB below the incumbent's SNR")->capture_default_str();
-  app.add_option("--min-snr-db", min_snr_db, "fidelity floor: an absolute SNR in dB instead");
-  app.add_option("--fidelity-steps", steps, "decode steps the fidelity check runs")->capture_default_str();
+                 "fidelity floor: at most this many dB below the incumbent's SNR")
+      ->capture_default_str()
+      ->check(number_in(0.0, kMaxDb));
+  app.add_option("--min-snr-db", min_snr_db, "fidelity floor: an absolute SNR in dB instead")
+      ->check(number_in(0.0, kMaxDb));
+  app.add_option("--fidelity-steps", steps, "decode steps the fidelity check runs")
+      ->capture_default_str()
+      ->check(integer_in(1, model::limits::kMaxFidelitySteps));
   app.add_option("--min-gain-pct", min_gain_pct,
                  "candidates within this % of the fastest tie with it (a change must earn its place)")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 100.0));
+      ->check(number_in(0.0, 100.0));
 }
 
 explorer::SelectionPolicy FidelityOptions::policy() const {
@@ -68,6 +82,20 @@ explorer::SelectionPolicy FidelityOptions::policy() const {
 std::unique_ptr<explorer::FidelityOracle> FidelityOptions::load() const {
   if (off) return nullptr;
   return std::make_unique<NumericsOracle>(steps);
+}
+
+std::string fidelity_skip_note(const model::ModelSpec& m, int ctx, const explorer::FidelityOracle* oracle) {
+  if (!oracle) return "";
+  std::string note;
+  for (auto t : {model::LayerType::kSliding, model::LayerType::kFull}) {
+    if (m.count(t) == 0) continue;
+    const int cached = m.layer(t, ctx).cache_entries;
+    if (cached > model::limits::kMaxFidelityContext)
+      note += std::string(note.empty() ? "" : "; ") + "fidelity skipped for " + model::to_string(t) + " layers at ctx " +
+              std::to_string(ctx) + " (they cache " + std::to_string(cached) + " tokens, above " +
+              std::to_string(model::limits::kMaxFidelityContext) + "): no fidelity floor for them";
+  }
+  return note;
 }
 
 std::string FidelityOptions::describe(const explorer::FidelityOracle* oracle) const {

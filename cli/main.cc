@@ -5,6 +5,8 @@
 
 #include <iostream>
 
+#include "cli/app_setup.h"
+#include "cli/error_boundary.h"
 #include "cli/verbs.h"
 #include "support/error.h"
 
@@ -14,27 +16,29 @@ int& layoutx::cli::verb_exit_status() {
 }
 
 int main(int argc, char** argv) {
-  CLI::App app{"layoutx: design-space explorer and cost model for LLM decode steps on the Hexagon NPU"};
-  app.require_subcommand(1);
-  layoutx::cli::add_graph_verb(app);
-  layoutx::cli::add_emit_verb(app);
-  layoutx::cli::add_measure_verb(app);
-  layoutx::cli::add_ingest_verb(app);
-  layoutx::cli::add_regress_verb(app);
-  layoutx::cli::add_report_verb(app);
-  layoutx::cli::add_parity_verb(app);
-  layoutx::cli::add_predict_verb(app);
-  layoutx::cli::add_calibrate_verb(app);
-  layoutx::cli::add_select_verb(app);
-  layoutx::cli::add_step_verb(app);
-  layoutx::cli::add_whatif_verb(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  } catch (const layoutx::Error& e) {
-    std::cerr << "layoutx: error: " << e.what() << "\n";
-    return 2;
-  }
-  return layoutx::cli::verb_exit_status();
+  return layoutx::cli::run_guarded([&] {
+    CLI::App app{"layoutx: design-space explorer and cost model for LLM decode steps on the Hexagon NPU"};
+    app.require_subcommand(1);
+    layoutx::cli::add_version_flag(app);
+    layoutx::cli::add_graph_verb(app);
+    layoutx::cli::add_emit_verb(app);
+    layoutx::cli::add_measure_verb(app);
+    layoutx::cli::add_ingest_verb(app);
+    layoutx::cli::add_regress_verb(app);
+    layoutx::cli::add_report_verb(app);
+    layoutx::cli::add_parity_verb(app);
+    layoutx::cli::add_predict_verb(app);
+    layoutx::cli::add_calibrate_verb(app);
+    layoutx::cli::add_select_verb(app);
+    layoutx::cli::add_step_verb(app);
+    layoutx::cli::add_whatif_verb(app);
+    layoutx::cli::check_verb(app, argc, argv);
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+      throw layoutx::Error(std::string(e.what()) + " (layoutx --help lists the verbs, layoutx VERB --help the flags)");
+    }
+    return layoutx::cli::verb_exit_status();
+  });
 }

@@ -20,6 +20,7 @@
 #include "model/builder.h"
 #include "model/numerics/fidelity.h"
 #include "model/numerics/weights.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/json_writer.h"
 
@@ -115,6 +116,7 @@ void add_measure_verb(CLI::App& app) {
                 "the CPU loop: measure a set of variants, calibrate on a subset, predict the held-out rest");
   sub->add_option("--device", a->device, "device spec of this CPU for --loop")->capture_default_str();
   sub->callback([a] {
+    check_directory_target(a->out);  // before any work: a file or a read-only folder is an error
     if (a->loop) {
       run_loop(*a);
       return;
@@ -126,7 +128,7 @@ void add_measure_verb(CLI::App& app) {
     auto w = model::numerics::seeded_weights(r.layer, a->seed);
     const std::string name = emit::bundle_name(g);
     const fs::path dir = fs::path(a->out) / name;
-    fs::create_directories(dir);
+    ensure_directory(dir);
     auto m = emit::to_onnx(g, emit::LayerWeightsSource(w));
     emit::check_onnx(m, g);
     const std::string model_path = (dir / (name + ".onnx")).string();

@@ -12,4 +12,11 @@ void plot_sweep(const explorer::Sweep& s, const std::string& title, const std::s
 // Runs a gnuplot script; throws Error if gnuplot is missing or fails.
 void run_gnuplot(const std::string& script, const std::string& what);
 
+// Runs a gnuplot script that draws one PNG, in a private scratch folder: `script` refers to the
+// folder's files by the names `files` gives it (name -> contents), and is prefixed with the
+// terminal and output lines. The PNG then replaces `png_path` atomically; the scratch folder is
+// removed whatever happens. Throws Error if gnuplot fails or the PNG cannot be written.
+void plot_to_png(const std::string& script, const std::vector<std::pair<std::string, std::string>>& files,
+                 const std::string& png_path, const std::string& what);
+
 }  // namespace layoutx::cli

@@ -12,6 +12,7 @@
 #include "costmodel/features.h"
 #include "costmodel/lowering.h"
 #include "costmodel/nnls.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/yaml_reader.h"
 
@@ -297,10 +298,7 @@ void save_calibration(const Calibration& c, const FitReport* report, const std::
       o << "#   " << l.record->id << "  " << num(l.measured_ms) << "  " << num(l.predicted_ms) << "  "
         << num(l.rel_error) << "\n";
   }
-  std::ofstream f(path, std::ios::binary);
-  if (!f) throw Error(path + ": cannot write the calibration");
-  f << o.str();
-  if (!f) throw Error(path + ": write failed");
+  write_file_atomically(path, o.str());
 }
 
 Calibration load_calibration(const std::string& path, const DeviceSpec& device) {
@@ -352,7 +350,8 @@ Calibration load_calibration(const std::string& path, const DeviceSpec& device) 
     for (Eigen::Index i = 0; ok && i < n; ++i) {
       const YAML::Node& r = cov[static_cast<size_t>(i)];
       ok = r.IsSequence() && static_cast<Eigen::Index>(r.size()) == n;
-      for (Eigen::Index j = 0; ok && j < n; ++j) c.covariance(i, j) = r[static_cast<size_t>(j)].as<double>();
+      for (Eigen::Index j = 0; ok && j < n; ++j)  // decode, not as<>: a bad number is this error, not yaml-cpp's
+        ok = YAML::convert<double>::decode(r[static_cast<size_t>(j)], c.covariance(i, j));
     }
     if (!ok) errors.add(where(path, cov) + ": covariance: must be a " + std::to_string(n) + "x" + std::to_string(n) + " matrix");
   }

@@ -13,6 +13,7 @@
 #include "model/builder.h"
 #include "model/numerics/fidelity.h"
 #include "model/numerics/weights.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
 
 namespace layoutx::emit {
@@ -54,7 +55,7 @@ LoopReport run_cpu_loop(const std::string& model_arg, const model::ModelSpec& mo
     auto g = model::build_layer_graph(layer, p.variant);
     auto w = model::numerics::seeded_weights(layer, 1);
     const fs::path dir = fs::path(work_dir) / ("point" + std::to_string(i));
-    fs::create_directories(dir);
+    ensure_directory(dir);
     const std::string path = (dir / "model.onnx").string();
     write_onnx(to_onnx(g, LayerWeightsSource(w)), path);
     auto io = model::numerics::step_io(layer, p.variant, w, 1, 1);
