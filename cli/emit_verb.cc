@@ -219,7 +219,8 @@ void sweep(const EmitArgs& a) {
     auto g = model::build_layer_graph(r.layer, v);
     const auto scratch = fs::path(a.out) / "sweep";
     rows.push_back({v, emit::validate_in_ort(g, w, steps, a.seed, scratch.string())});
-    fs::remove_all(scratch);
+    std::error_code ec;  // scratch only: a failed removal is not an error of the sweep
+    fs::remove_all(scratch, ec);
     if (!a.json)
       std::cerr << "sweep: " << rows.size() << " " << v.key() << " " << fmt_db(rows.back().val.hidden.snr_db) << " dB\n";
   }
@@ -310,7 +311,8 @@ void add_emit_verb(CLI::App& app) {
       if (a->validate > 0) {
         const auto scratch = fs::path(job.dir) / "ort_validation";
         e.validation = emit::validate_in_ort(g, w, a->validate, a->seed, scratch.string());
-        fs::remove_all(scratch);  // a second copy of the model and per-step tensors: not part of the bundle
+        std::error_code ec;
+        fs::remove_all(scratch, ec);  // a second copy of the model and per-step tensors: not part of the bundle
       }
       done.push_back(std::move(e));
     }

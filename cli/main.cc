@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
       if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-      throw layoutx::Error(std::string(e.what()) + " (layoutx --help lists the verbs, layoutx VERB --help the flags)");
+      throw layoutx::Error(std::string(e.what()) + " (see layoutx VERB --help)");
     }
     return layoutx::cli::verb_exit_status();
   });

@@ -22,8 +22,11 @@ namespace {
 
 void write_text(const fs::path& p, const std::string& text, bool executable = false) {
   write_file_atomically(p, text);
-  if (executable)
-    fs::permissions(p, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
+  if (executable) {
+    std::error_code ec;
+    fs::permissions(p, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add, ec);
+    if (ec) throw Error(p.string() + ": cannot make it executable (" + ec.message() + ")");
+  }
 }
 
 std::string py_shape(const model::Shape& s) {

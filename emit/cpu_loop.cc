@@ -62,7 +62,8 @@ LoopReport run_cpu_loop(const std::string& model_arg, const model::ModelSpec& mo
     TensorMap inputs;
     for (const auto& [n, t] : io.at(0).inputs) inputs[n] = Tensor{t.shape, t.data};
     auto res = ort_measure(path, inputs, dir.string(), opt);
-    fs::remove(path);  // hundreds of MB per Spark layer; the profile and timings stay
+    std::error_code ec;
+    fs::remove(path, ec);  // hundreds of MB per Spark layer; the profile and timings stay
     if (res.profile_path.empty()) throw Error("cpu loop: ONNX Runtime wrote no profile for " + p.variant.key());
     // 2. The layer time: median over timed runs of the summed node kernel times (what the
     //    ingester stores as the ort_node boundary).

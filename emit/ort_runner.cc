@@ -34,7 +34,8 @@ std::string ort_harness_dir() {
 
 std::optional<std::string> ort_unavailable_reason() {
   static const std::optional<std::string> reason = []() -> std::optional<std::string> {
-    if (!fs::exists(run_js())) return "the ORT harness " + run_js() + " is missing";
+    std::error_code ec;
+    if (!fs::exists(run_js(), ec)) return "the ORT harness " + run_js() + " is missing";
     RunResult r = run_command({node_binary(), run_js(), "--version"});
     if (r.status == 127) return "Node.js ('" + node_binary() + "') is not installed";
     if (r.status != 0)
@@ -60,7 +61,9 @@ MeasureResult ort_measure(const std::string& model_path, const TensorMap& inputs
   if (auto why = ort_unavailable_reason()) throw Error("ONNX Runtime: " + *why);
   const std::string in_dir = (fs::path(work_dir) / "inputs").string();
   const std::string out_dir = (fs::path(work_dir) / "ort").string();
-  fs::remove_all(out_dir);
+  std::error_code ec;
+  fs::remove_all(out_dir, ec);
+  if (ec) throw Error(out_dir + ": cannot clear the previous run's outputs (" + ec.message() + ")");
   write_tensors(in_dir, inputs);
   std::vector<std::string> argv = {node_binary(), run_js(), model_path, in_dir, out_dir,
                                    "--runs", std::to_string(opt.runs), "--warmup", std::to_string(opt.warmup),

@@ -43,7 +43,8 @@ void write_tensors(const std::string& dir, const TensorMap& tensors) {
 
 TensorMap read_tensors(const std::string& dir) {
   const std::string index_path = (fs::path(dir) / "tensors.json").string();
-  if (!fs::exists(index_path)) throw Error(index_path + ": no such file");
+  std::error_code ec;
+  if (!fs::exists(index_path, ec)) throw Error(index_path + ": no such file");
   YAML::Node root = load_yaml_file(index_path);
   ErrorList errors;
   TensorMap out;
@@ -80,7 +81,11 @@ TensorMap read_tensors(const std::string& dir) {
         errors.add(path.string() + ": no such file (named by " + index_path + ")");
         continue;
       }
-      const auto bytes = static_cast<int64_t>(fs::file_size(path));
+      const auto bytes = static_cast<int64_t>(fs::file_size(path, ec));
+      if (ec) {
+        errors.add(path.string() + ": cannot read its size (" + ec.message() + ")");
+        continue;
+      }
       if (bytes != 4 * model::numel(t.shape)) {
         errors.add(path.string() + ": " + std::to_string(bytes) + " bytes, but shape " + model::to_string(t.shape) +
                    " of float32 needs " + std::to_string(4 * model::numel(t.shape)));

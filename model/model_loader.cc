@@ -234,11 +234,12 @@ ModelSpec load_model_yaml(const std::string& path) { return read_model_yaml(load
 ModelSpec load_model(const std::string& path_or_name) {
   namespace fs = std::filesystem;
   if (ends_with(path_or_name, ".json")) return import_hf_config(path_or_name);
-  if ((ends_with(path_or_name, ".yaml") || ends_with(path_or_name, ".yml")) && fs::is_regular_file(path_or_name))
+  std::error_code ec;  // an unreadable path is "not a file" here; the message below lists what is accepted
+  if ((ends_with(path_or_name, ".yaml") || ends_with(path_or_name, ".yml")) && fs::is_regular_file(path_or_name, ec))
     return load_model_yaml(path_or_name);
   std::string shipped = config_path("models/" + path_or_name + ".yaml");
   if (path_or_name.find('/') == std::string::npos && !ends_with(path_or_name, ".weights") &&
-      fs::is_regular_file(shipped))
+      fs::is_regular_file(shipped, ec))
     return load_model_yaml(shipped);
   std::string list;
   for (const auto& n : shipped_models()) list += (list.empty() ? "" : ", ") + n;
