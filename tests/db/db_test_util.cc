@@ -2,18 +2,22 @@
 
 #include <unistd.h>
 
-#include <atomic>
 #include <filesystem>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "tests/temp_dir.h"
 
 namespace layoutx::db::test {
 
 std::string temp_path(const std::string& file) {
-  static std::atomic<int> n{0};
-  auto dir = std::filesystem::temp_directory_path() /
-             ("layoutx_db_test_" + std::to_string(getpid()) + "_" + std::to_string(n++));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return (dir / file).string();
+  // Unique folders (mkdtemp), every one removed when the test binary exits.
+  static std::mutex m;
+  static std::vector<std::unique_ptr<layoutx::test::TempDir>> dirs;
+  std::lock_guard<std::mutex> lock(m);
+  dirs.push_back(std::make_unique<layoutx::test::TempDir>("db-test"));
+  return *dirs.back() / file;
 }
 
 std::string dump(Connection& c) {
