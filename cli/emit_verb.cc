@@ -271,7 +271,7 @@ void sweep(const EmitArgs& a) {
 void add_emit_verb(CLI::App& app) {
   auto a = std::make_shared<EmitArgs>();
   auto* sub = app.add_subcommand("emit", "write the ONNX of a layer variant and its device job bundle");
-  a->layer.add_to(*sub);
+  a->layer.add_to(*sub, model::limits::kMaxTensorContext);  // emit writes the tensors
   sub->add_option("--out", a->out, "output directory")->required();
   sub->add_option("--select", a->select, "a layout file (layoutx select): emit every layer type's chosen variant");
   sub->add_option("--seed", a->seed, "seed of the generated weights and calibration inputs")->capture_default_str();

@@ -20,6 +20,7 @@
 #include "model/builder.h"
 #include "model/numerics/fidelity.h"
 #include "model/numerics/weights.h"
+#include "model/limits.h"
 #include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/json_writer.h"
@@ -103,7 +104,7 @@ double median(std::vector<double> v) {
 void add_measure_verb(CLI::App& app) {
   auto a = std::make_shared<MeasureArgs>();
   auto* sub = app.add_subcommand("measure", "run a layer variant in ONNX Runtime (CPU) and ingest its profile");
-  a->layer.add_to(*sub);
+  a->layer.add_to(*sub, model::limits::kMaxTensorContext);  // measure writes and runs the tensors
   sub->add_option("--out", a->out, "working directory for the model, inputs, outputs and profile")->capture_default_str();
   sub->add_option("--db", a->db, "database file (default: $XDG_DATA_HOME/layoutx/layoutx.db)");
   sub->add_option("--runs", a->run.runs, "timed runs")->capture_default_str()->check(CLI::Range(1, 100000));

@@ -93,7 +93,7 @@ void add_parity_verb(CLI::App& app) {
   sub->add_option("--layer", args->layer, "layer type: sliding or full")->capture_default_str();
   sub->add_option("--ctx", args->ctx, "context length in tokens (a full layer's cache is ctx-1)")
       ->capture_default_str()
-      ->check(integer_in(2, model::limits::kMaxParityContext));
+      ->check(integer_in(2, model::limits::kMaxTensorContext));
   sub->add_option("--precision", args->precision, "fp16, w8a16 or w4a16 for both sides (overrides theirs)");
   sub->add_option("--a", args->a, "side A: preset, variant key, or 'reference'")->capture_default_str();
   sub->add_option("--b", args->b, "side B: preset, variant key, or 'reference'")->capture_default_str();

@@ -22,9 +22,10 @@ inline constexpr int64_t kMaxVocab = 1 << 22;             // vocab_size (4,194,3
 inline constexpr int64_t kMaxFidelitySteps = 256;         // --fidelity-steps
 inline constexpr int64_t kMaxFidelityContext = 65536;     // tokens
 
-// parity runs the full-width layer in float64 and float32 over the history: its cache is
-// ctx x kv_heads x head_dim per side and its time grows with ctx x steps.
-inline constexpr int64_t kMaxParityContext = 65536;       // parity --ctx
+// Verbs that materialise the full-width layer's tensors: parity runs it in float64 and float32
+// over the history (its cache is ctx x kv_heads x head_dim per side, its time grows with
+// ctx x steps); emit and measure write and run its ONNX with caches of that size.
+inline constexpr int64_t kMaxTensorContext = 65536;       // parity / emit / measure --ctx
 inline constexpr int64_t kMaxParitySteps = 4096;          // parity --steps
 
 }  // namespace layoutx::model::limits

@@ -200,6 +200,8 @@ TEST(Contract, ContextsAboveTheBoundExitBeforeAllocating) {
   expect_refused({"whatif --ctx 2147483647", "--ctx: must be an integer in [2, 1048576], got '2147483647'"});
   expect_refused({"select --ctx 99999999999999999999", "--ctx: must be an integer in [2, 1048576]"});
   expect_refused({"parity --layer full --ctx 1000000", "--ctx: must be an integer in [2, 65536], got '1000000'"});
+  expect_refused({"emit --ctx 1000000 --out {dir}/out", "--ctx: must be an integer in [2, 65536], got '1000000'"});
+  expect_refused({"measure --ctx 1000000 --out {dir}/out", "--ctx: must be an integer in [2, 65536], got '1000000'"});
   expect_refused({"parity --steps 100000", "--steps: must be an integer in [1, 4096], got '100000'"});
   expect_refused({"step --sweep-ctx 512:4294967296", "--sweep-ctx: expected LO:HI with 2 <= LO <= HI <= 1048576"});
 }
