@@ -2,13 +2,15 @@
 // that exits 2 with a message naming what is wrong.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
+#include <filesystem>
 #include <initializer_list>
 #include <string>
-#include <sys/wait.h>
+
+#include "tests/cli/cli_run.h"
 
 namespace {
+
+using layoutx::test::has;
 
 struct Result {
   int status = -1;
@@ -16,18 +18,9 @@ struct Result {
 };
 
 Result layoutx(const std::string& args) {
-  std::string cmd = std::string(LAYOUTX_BIN) + " " + args + " 2>&1";
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+  auto r = ::layoutx::test::run_layoutx(std::filesystem::current_path(), args);
+  return {r.status, r.out + r.err};
 }
-
-bool has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
 
 // Every field of `keys` appears as a JSON key in `out`.
 void expect_fields(const std::string& out, std::initializer_list<const char*> keys) {

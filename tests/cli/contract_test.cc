@@ -4,17 +4,15 @@
 // compares a listing of that folder before and after.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <string>
 
+#include "tests/cli/cli_run.h"
 #include "tests/temp_dir.h"
 
 namespace {
@@ -22,33 +20,12 @@ namespace {
 namespace fs = std::filesystem;
 using layoutx::test::TempDir;
 
-struct Result {
-  int status = -1;
-  std::string out;  // stdout
-  std::string err;  // stderr
-};
+using Result = layoutx::test::CliResult;
+using layoutx::test::has;
 
-// Runs `layoutx args` in `cwd` with `env` ("NAME=value ..." or ""), capturing stdout and stderr.
 Result run(const fs::path& cwd, const std::string& args, const std::string& env = "") {
-  TempDir capture("contract-capture");
-  const std::string err_file = capture / "stderr";
-  std::string cmd = "cd '" + cwd.string() + "' && " + env + (env.empty() ? "" : " ") + LAYOUTX_BIN + " " + args +
-                    " 2>'" + err_file + "'";
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  std::ifstream e(err_file);
-  std::stringstream ss;
-  ss << e.rdbuf();
-  r.err = ss.str();
-  return r;
+  return layoutx::test::run_layoutx(cwd, args, env);
 }
-
-bool has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
 
 // Every path under `dir` with its size (folders as -1): what "nothing was written" compares.
 std::set<std::string> listing(const fs::path& dir) {
