@@ -59,19 +59,14 @@ void gnuplot(const fs::path& script_path, const std::string& what) {
 
 }  // namespace
 
-void run_gnuplot(const std::string& script, const std::string& what) {
-  ScratchDir dir;
-  write_plain(dir.path() / "plot.gp", script);
-  gnuplot(dir.path() / "plot.gp", what);
-}
-
-void plot_to_png(const std::string& script, const std::vector<std::pair<std::string, std::string>>& files,
-                 const std::string& png_path, const std::string& what) {
+void plot_to_png(const std::string& png_options, const std::string& script,
+                 const std::vector<std::pair<std::string, std::string>>& files, const std::string& png_path,
+                 const std::string& what) {
   check_file_target(png_path);
   ScratchDir dir;
   for (const auto& [name, text] : files) write_plain(dir.path() / name, text);
   const fs::path png = dir.path() / "plot.png";
-  write_plain(dir.path() / "plot.gp", "set terminal png size 900,560 font ',10'\nset output '" + png.string() + "'\n" +
+  write_plain(dir.path() / "plot.gp", "set terminal png " + png_options + "\nset output '" + png.string() + "'\n" +
                                           "cd '" + dir.path().string() + "'\n" + script);
   gnuplot(dir.path() / "plot.gp", what);
   write_file_atomically(png_path, read_text_file(png.string()));
@@ -91,7 +86,7 @@ void plot_sweep(const explorer::Sweep& s, const std::string& title, const std::s
               ", graph 0.9 offset 1,0\n";
   script += "plot 'sweep.dat' using 1:2 with linespoints lw 2 title 'hybrid (sliding + full layers)', "
             "'sweep.dat' using 1:3 with linespoints lw 2 title 'all layers full attention'\n";
-  plot_to_png(script, {{"sweep.dat", data.str()}}, png_path, "--plot " + png_path);
+  plot_to_png("size 900,560 font ',10'", script, {{"sweep.dat", data.str()}}, png_path, "--plot " + png_path);
 }
 
 }  // namespace layoutx::cli
