@@ -358,7 +358,7 @@ Calibration load_calibration(const std::string& path, const DeviceSpec& device) 
   YAML::Node loo = top.child("loo", true);
   if (loo.IsDefined() && !loo.IsNull()) {
     MapReader m(path, loo, "loo", errors);
-    c.loo_count = static_cast<int>(m.integer("count", true, 0).value_or(0));
+    c.loo_count = static_cast<int>(m.integer("count", true, 0, std::numeric_limits<int>::max()).value_or(0));
     c.loo_median = m.number("median_abs_rel_error", true, 0).value_or(0);
     c.loo_max = m.number("max_abs_rel_error", true, 0).value_or(0);
     c.loo_rms = m.number("rms_rel_error", true, 0).value_or(0);
