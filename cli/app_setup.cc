@@ -15,14 +15,14 @@ const char* version() { return LAYOUTX_VERSION; }
 void add_version_flag(CLI::App& app) { app.set_version_flag("--version", std::string("layoutx ") + version()); }
 
 void check_verb(const CLI::App& app, int argc, char** argv) {
-  if (argc < 2) return;
-  const std::string first = argv[1];
-  if (first.empty() || first[0] == '-') return;  // an option (--help, --version) comes first
+  const std::string first = argc < 2 ? "" : argv[1];
+  if (!first.empty() && first[0] == '-') return;  // an option (--help, --version) comes first
   std::string verbs;
   for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
     if (sub->get_name() == first) return;
     verbs += (verbs.empty() ? "" : ", ") + sub->get_name();
   }
+  if (first.empty()) throw Error("no verb given (verbs: " + verbs + "; layoutx VERB --help for one)");
   throw Error("unknown verb '" + first + "' (verbs: " + verbs + "; layoutx VERB --help for one)");
 }
 

@@ -11,9 +11,8 @@ const char* version();
 // Adds --version to the app.
 void add_version_flag(CLI::App& app);
 
-// Throws Error when argv's first non-option argument is not a verb of `app`, listing the verbs
-// (CLI11 would say "A subcommand is required"). Returns normally when there is none (CLI11 then
-// reports the missing verb itself).
+// Throws Error, listing the verbs, when argv has no arguments or its first one is neither an
+// option nor a verb of `app` (CLI11 would say "A subcommand is required").
 void check_verb(const CLI::App& app, int argc, char** argv);
 
 }  // namespace layoutx::cli

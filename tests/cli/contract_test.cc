@@ -110,6 +110,7 @@ void expect_refused(const Case& c) {
 
 TEST(Contract, UnknownVerbListsTheVerbs) {
   expect_refused({"frobnicate", "unknown verb 'frobnicate' (verbs: graph, emit, measure"});
+  expect_refused({"", "no verb given (verbs: graph, emit, measure"});
 }
 
 TEST(Contract, VersionPrintsTheProjectVersion) {
