@@ -110,6 +110,9 @@ std::vector<Job> jobs_of(const EmitArgs& a) {
   }
   // Every layer type's chosen variant, at the layout's context and precision.
   auto f = explorer::read_layout_file(a.select);
+  if (f.context > model::limits::kMaxTensorContext)  // emit writes caches of the context's size
+    throw Error(a.select + ": context: emit takes at most " + std::to_string(model::limits::kMaxTensorContext) +
+                " tokens, got " + std::to_string(f.context));
   auto m = model::load_model(f.model);
   check_layout_against_model(f, m, a.select);
   for (const auto& [type, entry] : f.defaults)

@@ -255,6 +255,8 @@ TEST(Contract, InconsistentLayoutFilesAreRefused) {
   expect_refused({"emit --select {dir}/l.yaml --out {dir}/out",
                   "interval_ms: must be [low, high] with finite numbers 0 <= low <= high (ms)",
                   {{"l.yaml", replaced(layout, "interval_ms: [0.588059, 1.04806]", "interval_ms: [fast, 1.04806]")}}});
+  expect_refused({"emit --select {dir}/l.yaml --out {dir}/out", "context: emit takes at most 65536 tokens, got 1000000",
+                  {{"l.yaml", replaced(layout, "context: 1024", "context: 1000000")}}});
   expect_refused({"emit --select {dir}/l.yaml --out {dir}/out", "context: must be an integer in [2, 1048576], got 4294968320",
                   {{"l.yaml", replaced(layout, "context: 1024", "context: 4294968320")}}});
 }
