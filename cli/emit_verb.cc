@@ -9,6 +9,7 @@
 #include "cli/flag_checks.h"
 #include "cli/layer_options.h"
 #include "model/limits.h"
+#include "model/tensor_budget.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
 #include "emit/bundle.h"
@@ -105,6 +106,7 @@ std::vector<Job> jobs_of(const EmitArgs& a) {
   std::vector<Job> jobs;
   if (a.select.empty()) {
     auto r = a.layer.resolve();
+    model::check_tensor_budget(r.layer, "emit");
     jobs.push_back({r.model, r.layer, r.variant, a.out});
     return jobs;
   }
@@ -118,6 +120,7 @@ std::vector<Job> jobs_of(const EmitArgs& a) {
   for (const auto& [type, entry] : f.defaults)
     jobs.push_back({m, m.layer(type, f.context), entry.variant, (fs::path(a.out) / model::to_string(type)).string()});
   if (jobs.empty()) throw Error(a.select + ": the layout has no per-type defaults to emit");
+  for (const auto& j : jobs) model::check_tensor_budget(j.layer, "emit");
   return jobs;
 }
 
@@ -210,6 +213,7 @@ std::vector<model::Variant> every_variant(model::Precision precision) {
 // --validate steps and compared with the executor; one row each and the worst SNR.
 void sweep(const EmitArgs& a) {
   auto r = a.layer.resolve();
+  model::check_tensor_budget(r.layer, "emit --sweep");
   const int steps = a.validate > 0 ? a.validate : 4;
   auto w = num::seeded_weights(r.layer, a.seed);
   struct Row {

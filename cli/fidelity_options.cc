@@ -8,6 +8,7 @@
 #include "explorer/evaluator.h"
 #include "model/limits.h"
 #include "model/numerics/fidelity.h"
+#include "model/tensor_budget.h"
 
 namespace layoutx::cli {
 
@@ -15,6 +16,28 @@ namespace {
 
 // The largest dB a floor or slack may be: far above any SNR float32 arithmetic reaches (~150 dB).
 constexpr double kMaxDb = 1000.0;
+
+constexpr int kShrink = 8;  // the proxy layer's hidden and MLP widths are the layer's / kShrink
+
+model::LayerSpec proxy_of(const model::LayerSpec& layer) {
+  model::LayerSpec proxy = layer;
+  proxy.hidden = std::max(64, layer.hidden / kShrink);
+  proxy.intermediate = std::max(64, layer.intermediate / kShrink);
+  return proxy;
+}
+
+// Why the fidelity check skips a layer ("" if it does not): the proxy keeps the layer's K/V
+// cache, which grows with the context, so above the bounds (model/limits.h) it is not run.
+std::string skip_reason(const model::LayerSpec& layer) {
+  if (layer.cache_entries > model::limits::kMaxFidelityContext)
+    return "they cache " + std::to_string(layer.cache_entries) + " tokens, above " +
+           std::to_string(model::limits::kMaxFidelityContext);
+  const int64_t n = model::layer_tensor_elements(proxy_of(layer));
+  if (n > model::limits::kMaxFidelityElements)
+    return "their proxy layer has " + std::to_string(n) + " weight and cache elements, above " +
+           std::to_string(model::limits::kMaxFidelityElements);
+  return "";
+}
 
 // SNR of the variant (float32, its precision simulated) against the float64 reference over a
 // few seeded decode steps, through model/numerics. Memoized per layer shape and variant.
@@ -27,13 +50,11 @@ class NumericsOracle : public explorer::FidelityOracle {
   std::optional<double> snr_db(const model::LayerSpec& layer, const model::Variant& v) override {
     // The proxy keeps the layer's K/V cache, which grows with the context: above the bound the
     // check is skipped (no floor), and describe() says so.
-    if (layer.cache_entries > model::limits::kMaxFidelityContext) return std::nullopt;
+    if (!skip_reason(layer).empty()) return std::nullopt;  // no floor; fidelity_skip_note says so
     std::string key = explorer::Evaluator::shape_key(layer) + "|" + v.key();
     auto it = memo_.find(key);
     if (it != memo_.end()) return it->second;
-    model::LayerSpec proxy = layer;
-    proxy.hidden = std::max(64, layer.hidden / kShrink);
-    proxy.intermediate = std::max(64, layer.intermediate / kShrink);
+    const model::LayerSpec proxy = proxy_of(layer);
     double snr = model::numerics::fidelity_snr_db(proxy, v, steps_, kSeed);
     memo_.emplace(key, snr);
     return snr;
@@ -42,12 +63,12 @@ class NumericsOracle : public explorer::FidelityOracle {
     return "SNR of the layer output vs the float64 reference, " + std::to_string(steps_) +
            " seeded decode steps, precision simulated, on a proxy layer (same attention, hidden and MLP widths /" +
            std::to_string(kShrink) + "); skipped (no floor) for a layer caching more than " +
-           std::to_string(model::limits::kMaxFidelityContext) + " tokens";
+           std::to_string(model::limits::kMaxFidelityContext) + " tokens or whose proxy exceeds " +
+           std::to_string(model::limits::kMaxFidelityElements) + " weight and cache elements";
   }
 
  private:
   static constexpr uint64_t kSeed = 1;
-  static constexpr int kShrink = 8;
   int steps_;
   std::map<std::string, double> memo_;
 };
@@ -89,11 +110,10 @@ std::string fidelity_skip_note(const model::ModelSpec& m, int ctx, const explore
   std::string note;
   for (auto t : {model::LayerType::kSliding, model::LayerType::kFull}) {
     if (m.count(t) == 0) continue;
-    const int cached = m.layer(t, ctx).cache_entries;
-    if (cached > model::limits::kMaxFidelityContext)
+    const std::string why = skip_reason(m.layer(t, ctx));
+    if (!why.empty())
       note += std::string(note.empty() ? "" : "; ") + "fidelity skipped for " + model::to_string(t) + " layers at ctx " +
-              std::to_string(ctx) + " (they cache " + std::to_string(cached) + " tokens, above " +
-              std::to_string(model::limits::kMaxFidelityContext) + "): no fidelity floor for them";
+              std::to_string(ctx) + " (" + why + "): no fidelity floor for them";
   }
   return note;
 }

@@ -21,6 +21,7 @@
 #include "model/numerics/fidelity.h"
 #include "model/numerics/weights.h"
 #include "model/limits.h"
+#include "model/tensor_budget.h"
 #include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/json_writer.h"
@@ -124,6 +125,7 @@ void add_measure_verb(CLI::App& app) {
     }
     // 1. Resolve the variant and build its graph.
     auto r = a->layer.resolve();
+    model::check_tensor_budget(r.layer, "measure");
     auto g = model::build_layer_graph(r.layer, r.variant);
     // 2. Emit the ONNX (seeded weights), checked.
     auto w = model::numerics::seeded_weights(r.layer, a->seed);

@@ -8,6 +8,7 @@
 #include "cli/flag_checks.h"
 #include "cli/table.h"
 #include "model/limits.h"
+#include "model/tensor_budget.h"
 #include "cli/verbs.h"
 #include "model/model_loader.h"
 #include "model/numerics/fidelity.h"
@@ -126,6 +127,7 @@ void add_parity_verb(CLI::App& app) {
     }
     const model::LayerType type = model::parse_layer_type(a.layer, "--layer");
     const model::LayerSpec layer = spec.layer(type, a.ctx);
+    model::check_tensor_budget(layer, "parity");
     // 2. The two sides and the arithmetic.
     const Side sa = resolve_side(a.a, a.set_a, a.precision, "a");
     const Side sb = resolve_side(a.b, a.set_b, a.precision, "b");

@@ -21,11 +21,15 @@ inline constexpr int64_t kMaxVocab = 1 << 22;             // vocab_size (4,194,3
 // grows with the context; above kMaxFidelityContext it is skipped and the output says so.
 inline constexpr int64_t kMaxFidelitySteps = 256;         // --fidelity-steps
 inline constexpr int64_t kMaxFidelityContext = 65536;     // tokens
+inline constexpr int64_t kMaxFidelityElements = int64_t{1} << 26;  // proxy weights + K/V cache (tensor_budget.h)
 
 // Verbs that materialise the full-width layer's tensors: parity runs it in float64 and float32
 // over the history (its cache is ctx x kv_heads x head_dim per side, its time grows with
 // ctx x steps); emit and measure write and run its ONNX with caches of that size.
 inline constexpr int64_t kMaxTensorContext = 65536;       // parity / emit / measure --ctx
 inline constexpr int64_t kMaxParitySteps = 4096;          // parity --steps
+// Elements of one layer's weights plus its K/V cache those verbs may materialise: 2^29 is 2 GiB
+// of float32 (4 GiB for parity's float64 reference); every public model's layer fits at 64K.
+inline constexpr int64_t kMaxTensorElements = int64_t{1} << 29;
 
 }  // namespace layoutx::model::limits

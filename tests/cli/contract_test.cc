@@ -184,6 +184,26 @@ TEST(Contract, ContextsAboveTheBoundExitBeforeAllocating) {
   expect_refused({"step --sweep-ctx 512:4294967296", "--sweep-ctx: expected LO:HI with 2 <= LO <= HI <= 1048576"});
 }
 
+TEST(Contract, HugeLayersAreRefusedBeforeTheirTensorsAreAllocated) {
+  // Widths at their bounds: the cost model prices such a layer, but its weights (~52G elements)
+  // are not materialised, and the fidelity proxy is skipped with a note.
+  const std::string spark = slurp(kConfigs + "/models/spark-x2.5-1.7b.yaml");
+  const std::string big =
+      replaced(replaced(spark, "hidden_size: 2048 ", "hidden_size: 65536 "), "intermediate_size: 6656", "intermediate_size: 262144");
+  const std::string budget = "weight and cache elements, above the 536870912 this verb materialises";
+  expect_refused({"parity --model {dir}/big.yaml", "parity: the sliding layer at ctx 1024 has 51876199424 " + budget,
+                  {{"big.yaml", big}}});
+  expect_refused({"emit --model {dir}/big.yaml --out {dir}/out", "emit: the sliding layer at ctx 4096 has 51876199424 " + budget,
+                  {{"big.yaml", big}}});
+  TempDir dir("contract");
+  spit(dir.path() / "big.yaml", big);
+  Result r = run(dir.path(), "select --model big.yaml --ctx 4096");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "fidelity skipped for full layers at ctx 4096 (their proxy layer has 851508224 weight and cache "
+                         "elements, above 67108864)"))
+      << r.out;
+}
+
 TEST(Contract, HugeContextSkipsFidelityAndSaysSo) {
   TempDir dir("contract");
   Result r = run(dir.path(), "select --ctx 1000000");
