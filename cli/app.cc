@@ -3,6 +3,8 @@
 #include <iostream>
 #include <optional>
 
+#include "cli/app_setup.h"
+#include "cli/error_boundary.h"
 #include "cli/verbs.h"
 #include "support/error.h"
 
@@ -54,23 +56,26 @@ class StreamRedirect {
 }  // namespace
 
 int run_layoutx(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  CLI::App app{"layoutx: design-space explorer and cost model for LLM decode steps on the Hexagon NPU", "layoutx"};
-  build_app(app);
-  verb_exit_status() = 0;  // a previous in-process run may have set it
-  // CLI11 parses from the last element backwards.
-  std::vector<std::string> reversed(args.rbegin(), args.rend());
   const bool redirect = &out != &std::cout || &err != &std::cerr;
   std::optional<StreamRedirect> scope;
   if (redirect) scope.emplace(out, err);
-  try {
-    app.parse(reversed);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e, out, err) == 0 ? 0 : 2;
-  } catch (const layoutx::Error& e) {
-    err << "layoutx: error: " << e.what() << "\n";
-    return 2;
-  }
-  return verb_exit_status();
+  verb_exit_status() = 0;  // a previous in-process run may have set it
+  // One error boundary (cli/error_boundary.h): whatever a verb throws is exit 2 with a message.
+  return run_guarded([&] {
+    CLI::App app{"layoutx: design-space explorer and cost model for LLM decode steps on the Hexagon NPU", "layoutx"};
+    add_version_flag(app);
+    build_app(app);
+    check_verb(app, args);
+    // CLI11 parses from the last element backwards.
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    try {
+      app.parse(reversed);
+    } catch (const CLI::ParseError& e) {
+      if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+      throw Error(std::string(e.what()) + " (see layoutx VERB --help)");
+    }
+    return verb_exit_status();
+  });
 }
 
 }  // namespace layoutx::cli

@@ -6,7 +6,10 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/flag_checks.h"
 #include "cli/layer_options.h"
+#include "model/limits.h"
+#include "model/tensor_budget.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
 #include "emit/bundle.h"
@@ -17,6 +20,7 @@
 #include "model/model_loader.h"
 #include "model/numerics/safetensors.h"
 #include "model/numerics/weights.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/json_writer.h"
 #include "support/paths.h"
@@ -69,22 +73,57 @@ num::LayerWeights load_weights(const EmitArgs& a, const Job& j, std::string& des
   return num::load_layer_weights(num::SafetensorsFile(a.weights), num::load_weight_map(map_path), j.layer, index);
 }
 
+// A layout file edited by hand (or written for another model) may disagree with the model it
+// names: each entry's cache_entries must be what the model caches at the file's context, and
+// the per-layer list must follow the model's layer types. Throws Error naming the entry.
+void check_layout_against_model(const explorer::LayoutFile& f, const model::ModelSpec& m, const std::string& file) {
+  ErrorList errors;
+  auto check = [&](const std::string& where, const explorer::LayoutEntry& e) {
+    if (m.count(e.type) == 0) {
+      errors.add(file + ": " + where + ": " + m.name + " has no " + model::to_string(e.type) + " layers");
+      return;
+    }
+    const int want = m.layer(e.type, f.context).cache_entries;
+    if (e.cache_entries != want)
+      errors.add(file + ": " + where + ".cache_entries: " + std::to_string(e.cache_entries) + " disagrees with " +
+                 m.name + " at context " + std::to_string(f.context) + " (" + std::to_string(want) + ")");
+  };
+  for (const auto& [type, entry] : f.defaults) check(std::string("defaults.") + model::to_string(type), entry);
+  if (!f.layers.empty() && static_cast<int>(f.layers.size()) != m.num_layers())
+    errors.add(file + ": layers: " + std::to_string(f.layers.size()) + " entries, but " + m.name + " has " +
+               std::to_string(m.num_layers()) + " layers");
+  for (size_t i = 0; i < f.layers.size() && static_cast<int>(i) < m.num_layers(); ++i) {
+    if (f.layers[i].type != m.layer_types[i])
+      errors.add(file + ": layers[" + std::to_string(i) + "].type: " + model::to_string(f.layers[i].type) + ", but layer " +
+                 std::to_string(i) + " of " + m.name + " is " + model::to_string(m.layer_types[i]));
+    else
+      check("layers[" + std::to_string(i) + "]", f.layers[i]);
+  }
+  errors.throw_if_any();
+}
+
 std::vector<Job> jobs_of(const EmitArgs& a) {
   std::vector<Job> jobs;
   if (a.select.empty()) {
     auto r = a.layer.resolve();
+    model::check_tensor_budget(r.layer, "emit");
     jobs.push_back({r.model, r.layer, r.variant, a.out});
     return jobs;
   }
   // Every layer type's chosen variant, at the layout's context and precision.
   auto f = explorer::read_layout_file(a.select);
+  if (f.context > model::limits::kMaxTensorContext)  // emit writes caches of the context's size
+    throw Error(a.select + ": context: emit takes at most " + std::to_string(model::limits::kMaxTensorContext) +
+                " tokens, got " + std::to_string(f.context));
   // The layout names its model; --model may give that model's spec file (a .yaml or config.json
   // whose name is the layout's), since a name alone finds only the shipped models.
   model::ModelSpec given = model::load_model(a.layer.model);
   auto m = given.name == f.model ? given : model::load_model(f.model);
+  check_layout_against_model(f, m, a.select);
   for (const auto& [type, entry] : f.defaults)
     jobs.push_back({m, m.layer(type, f.context), entry.variant, (fs::path(a.out) / model::to_string(type)).string()});
   if (jobs.empty()) throw Error(a.select + ": the layout has no per-type defaults to emit");
+  for (const auto& j : jobs) model::check_tensor_budget(j.layer, "emit");
   return jobs;
 }
 
@@ -177,6 +216,7 @@ std::vector<model::Variant> every_variant(model::Precision precision) {
 // --validate steps and compared with the executor; one row each and the worst SNR.
 void sweep(const EmitArgs& a) {
   auto r = a.layer.resolve();
+  model::check_tensor_budget(r.layer, "emit --sweep");
   const int steps = a.validate > 0 ? a.validate : 4;
   auto w = num::seeded_weights(r.layer, a.seed);
   struct Row {
@@ -189,7 +229,8 @@ void sweep(const EmitArgs& a) {
     auto g = model::build_layer_graph(r.layer, v);
     const auto scratch = fs::path(a.out) / "sweep";
     rows.push_back({v, emit::validate_in_ort(g, w, steps, a.seed, scratch.string())});
-    fs::remove_all(scratch);
+    std::error_code ec;  // scratch only: a failed removal is not an error of the sweep
+    fs::remove_all(scratch, ec);
     if (!a.json)
       std::cerr << "sweep: " << rows.size() << " " << v.key() << " " << fmt_db(rows.back().val.hidden.snr_db) << " dB\n";
   }
@@ -240,13 +281,14 @@ void sweep(const EmitArgs& a) {
 void add_emit_verb(CLI::App& app) {
   auto a = std::make_shared<EmitArgs>();
   auto* sub = app.add_subcommand("emit", "write the ONNX of a layer variant and its device job bundle");
-  a->layer.add_to(*sub);
+  a->layer.add_to(*sub, model::limits::kMaxTensorContext);  // emit writes the tensors
   sub->add_option("--out", a->out, "output directory")->required();
   sub->add_option("--select", a->select, "a layout file (layoutx select): emit every layer type's chosen variant");
   sub->add_option("--seed", a->seed, "seed of the generated weights and calibration inputs")->capture_default_str();
   sub->add_option("--weights", a->weights, "a safetensors checkpoint to take the layer's weights from");
   sub->add_option("--weight-map", a->weight_map, "tensor-name map (default configs/models/<model>.weights.yaml)");
-  sub->add_option("--layer-index", a->layer_index, "which layer of the checkpoint (default: the first of the type)");
+  sub->add_option("--layer-index", a->layer_index, "which layer of the checkpoint (default: the first of the type)")
+      ->check(integer_in(0, model::limits::kMaxLayers - 1));
   sub->add_option("--calibration-samples", a->calibration, "decode steps saved as calibration inputs")
       ->capture_default_str()
       ->check(CLI::Range(1, 4096));
@@ -256,6 +298,7 @@ void add_emit_verb(CLI::App& app) {
                 "validate every meaningful variant of the layer type (at --precision) in ONNX Runtime; no bundles");
   sub->add_flag("--json", a->json, "print one JSON document");
   sub->callback([a] {
+    check_directory_target(a->out);  // before any work: a missing parent is fine, a file or read-only folder is not
     if (a->sweep) {
       sweep(*a);
       return;
@@ -278,7 +321,8 @@ void add_emit_verb(CLI::App& app) {
       if (a->validate > 0) {
         const auto scratch = fs::path(job.dir) / "ort_validation";
         e.validation = emit::validate_in_ort(g, w, a->validate, a->seed, scratch.string());
-        fs::remove_all(scratch);  // a second copy of the model and per-step tensors: not part of the bundle
+        std::error_code ec;
+        fs::remove_all(scratch, ec);  // a second copy of the model and per-step tensors: not part of the bundle
       }
       done.push_back(std::move(e));
     }

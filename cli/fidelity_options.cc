@@ -3,13 +3,41 @@
 #include <algorithm>
 #include <map>
 
+#include "cli/flag_checks.h"
 #include "cli/table.h"
 #include "explorer/evaluator.h"
+#include "model/limits.h"
 #include "model/numerics/fidelity.h"
+#include "model/tensor_budget.h"
 
 namespace layoutx::cli {
 
 namespace {
+
+// The largest dB a floor or slack may be: far above any SNR float32 arithmetic reaches (~150 dB).
+constexpr double kMaxDb = 1000.0;
+
+constexpr int kShrink = 8;  // the proxy layer's hidden and MLP widths are the layer's / kShrink
+
+model::LayerSpec proxy_of(const model::LayerSpec& layer) {
+  model::LayerSpec proxy = layer;
+  proxy.hidden = std::max(64, layer.hidden / kShrink);
+  proxy.intermediate = std::max(64, layer.intermediate / kShrink);
+  return proxy;
+}
+
+// Why the fidelity check skips a layer ("" if it does not): the proxy keeps the layer's K/V
+// cache, which grows with the context, so above the bounds (model/limits.h) it is not run.
+std::string skip_reason(const model::LayerSpec& layer) {
+  if (layer.cache_entries > model::limits::kMaxFidelityContext)
+    return "they cache " + std::to_string(layer.cache_entries) + " tokens, above " +
+           std::to_string(model::limits::kMaxFidelityContext);
+  const int64_t n = model::layer_tensor_elements(proxy_of(layer));
+  if (n > model::limits::kMaxFidelityElements)
+    return "their proxy layer has " + std::to_string(n) + " weight and cache elements, above " +
+           std::to_string(model::limits::kMaxFidelityElements);
+  return "";
+}
 
 // SNR of the variant (float32, its precision simulated) against the float64 reference over a
 // few seeded decode steps, through model/numerics. Memoized per layer shape and variant.
@@ -20,12 +48,13 @@ class NumericsOracle : public explorer::FidelityOracle {
  public:
   explicit NumericsOracle(int steps) : steps_(steps) {}
   std::optional<double> snr_db(const model::LayerSpec& layer, const model::Variant& v) override {
+    // The proxy keeps the layer's K/V cache, which grows with the context: above the bound the
+    // check is skipped (no floor), and describe() says so.
+    if (!skip_reason(layer).empty()) return std::nullopt;  // no floor; fidelity_skip_note says so
     std::string key = explorer::Evaluator::shape_key(layer) + "|" + v.key();
     auto it = memo_.find(key);
     if (it != memo_.end()) return it->second;
-    model::LayerSpec proxy = layer;
-    proxy.hidden = std::max(64, layer.hidden / kShrink);
-    proxy.intermediate = std::max(64, layer.intermediate / kShrink);
+    const model::LayerSpec proxy = proxy_of(layer);
     double snr = model::numerics::fidelity_snr_db(proxy, v, steps_, kSeed);
     memo_.emplace(key, snr);
     return snr;
@@ -33,12 +62,13 @@ class NumericsOracle : public explorer::FidelityOracle {
   std::string describe() const override {
     return "SNR of the layer output vs the float64 reference, " + std::to_string(steps_) +
            " seeded decode steps, precision simulated, on a proxy layer (same attention, hidden and MLP widths /" +
-           std::to_string(kShrink) + ")";
+           std::to_string(kShrink) + "); skipped (no floor) for a layer caching more than " +
+           std::to_string(model::limits::kMaxFidelityContext) + " tokens or whose proxy exceeds " +
+           std::to_string(model::limits::kMaxFidelityElements) + " weight and cache elements";
   }
 
  private:
   static constexpr uint64_t kSeed = 1;
-  static constexpr int kShrink = 8;
   int steps_;
   std::map<std::string, double> memo_;
 };
@@ -48,13 +78,18 @@ class NumericsOracle : public explorer::FidelityOracle {
 void FidelityOptions::add_to(CLI::App& app) {
   app.add_flag("--no-fidelity", off, "do not measure fidelity (no floor)");
   app.add_option("--fidelity-slack-db", slack_db,
-                 "fidelity floor: at most this many dB below the incumbent's SNR")->capture_default_str();
-  app.add_option("--min-snr-db", min_snr_db, "fidelity floor: an absolute SNR in dB instead");
-  app.add_option("--fidelity-steps", steps, "decode steps the fidelity check runs")->capture_default_str();
+                 "fidelity floor: at most this many dB below the incumbent's SNR")
+      ->capture_default_str()
+      ->check(number_in(0.0, kMaxDb));
+  app.add_option("--min-snr-db", min_snr_db, "fidelity floor: an absolute SNR in dB instead")
+      ->check(number_in(0.0, kMaxDb));
+  app.add_option("--fidelity-steps", steps, "decode steps the fidelity check runs")
+      ->capture_default_str()
+      ->check(integer_in(1, model::limits::kMaxFidelitySteps));
   app.add_option("--min-gain-pct", min_gain_pct,
                  "candidates within this % of the fastest tie with it (a change must earn its place)")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 100.0));
+      ->check(number_in(0.0, 100.0));
   app.add_flag("--allow-untested", allow_untested,
                "let candidates whose conversion is unknown or contested win (default: only known-good ones)");
 }
@@ -71,6 +106,19 @@ explorer::SelectionPolicy FidelityOptions::policy() const {
 std::unique_ptr<explorer::FidelityOracle> FidelityOptions::load() const {
   if (off) return nullptr;
   return std::make_unique<NumericsOracle>(steps);
+}
+
+std::string fidelity_skip_note(const model::ModelSpec& m, int ctx, const explorer::FidelityOracle* oracle) {
+  if (!oracle) return "";
+  std::string note;
+  for (auto t : {model::LayerType::kSliding, model::LayerType::kFull}) {
+    if (m.count(t) == 0) continue;
+    const std::string why = skip_reason(m.layer(t, ctx));
+    if (!why.empty())
+      note += std::string(note.empty() ? "" : "; ") + "fidelity skipped for " + model::to_string(t) + " layers at ctx " +
+              std::to_string(ctx) + " (" + why + "): no fidelity floor for them";
+  }
+  return note;
 }
 
 std::string FidelityOptions::describe(const explorer::FidelityOracle* oracle) const {

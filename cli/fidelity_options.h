@@ -27,4 +27,8 @@ struct FidelityOptions {
   std::string describe(const explorer::FidelityOracle* oracle) const;
 };
 
+// "fidelity skipped for full layers at ctx N (they cache M tokens, above 65536)" when the oracle
+// is on and skips a layer type of `m` at `ctx` (model/limits.h); "" otherwise.
+std::string fidelity_skip_note(const model::ModelSpec& m, int ctx, const explorer::FidelityOracle* oracle);
+
 }  // namespace layoutx::cli

@@ -137,7 +137,7 @@ void print_table(const model::LayerGraph& g, const std::vector<model::OpStats>& 
 void add_graph_verb(CLI::App& app) {
   auto args = std::make_shared<GraphArgs>();
   auto* sub = app.add_subcommand("graph", "build one layer variant and print its ops, shapes, bytes and MACs");
-  args->layer.add_to(*sub);
+  args->layer.add_to(*sub, model::limits::kMaxContext);
   sub->add_flag("--json", args->json, "print one JSON document");
   sub->add_flag("--dot", args->dot, "print Graphviz DOT");
   sub->callback([args] {

@@ -1,14 +1,18 @@
 #include "cli/layer_options.h"
 
+#include "cli/flag_checks.h"
+#include "model/limits.h"
 #include "support/error.h"
 
 namespace layoutx::cli {
 
-void LayerOptions::add_to(CLI::App& app) {
+void LayerOptions::add_to(CLI::App& app, int64_t max_ctx) {
   app.add_option("--model", model, "model: a shipped name, a .yaml spec or a HF config.json")
       ->capture_default_str();
   app.add_option("--layer", layer, "layer type: sliding or full")->capture_default_str();
-  app.add_option("--ctx", ctx, "context length in tokens")->capture_default_str();
+  app.add_option("--ctx", ctx, "context length in tokens")
+      ->capture_default_str()
+      ->check(integer_in(2, max_ctx));
   app.add_option("--layout", layout, "preset (roll, ring, score-join) or a variant key")->capture_default_str();
   app.add_option("--set", sets, "change one axis: axis=value (repeatable)");
   app.add_option("--precision", precision, "fp16, w8a16 or w4a16 (overrides the layout's)");

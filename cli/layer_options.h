@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "model/limits.h"
 #include "model/model_loader.h"
 #include "model/model_spec.h"
 #include "model/variant.h"
@@ -20,8 +21,8 @@ struct LayerOptions {
   std::vector<std::string> sets;
   std::string precision;  // empty: the layout's own (fp16 for a preset)
 
-  // Registers the flags on a subcommand.
-  void add_to(CLI::App& app);
+  // Registers the flags on a subcommand; --ctx is checked against [2, max_ctx] (model/limits.h).
+  void add_to(CLI::App& app, int64_t max_ctx);
 
   // What the flags resolve to. Throws Error naming the flag that is wrong.
   struct Resolved {

@@ -54,6 +54,13 @@ explorer::Assignment parse_assignment(const model::ModelSpec& m, model::Precisio
       start = comma + 1;
     }
   }
+  // A key or --set that names a precision other than --precision is an error (the step is
+  // priced at one precision; silently repricing the key would answer another question).
+  auto same_precision = [&](const std::string& what, model::Precision named) {
+    if (named != p)
+      throw Error(what + ": names precision=" + model::to_string(named) + " but --precision is " + model::to_string(p) +
+                  "; drop precision from the key or pass --precision " + model::to_string(named));
+  };
   for (const auto& [type, layout] : entries) {
     model::LayerType t = type_in_model(m, type, "--layout " + type + "=" + layout);
     try {
@@ -61,10 +68,12 @@ explorer::Assignment parse_assignment(const model::ModelSpec& m, model::Precisio
     } catch (const Error& e) {
       throw Error("--layout " + type + "=" + layout + ": " + e.what());
     }
+    if (layout.find("precision=") != std::string::npos) same_precision("--layout " + type + "=" + layout, a[t].precision);
   }
   for (const auto& s : sets) {
     TypedSet ts = parse_typed_set(m, s);
     a[ts.type].set(ts.axis, ts.value);
+    if (ts.axis == "precision") same_precision("--set " + s, a[ts.type].precision);
   }
   for (auto& [t, v] : a) {
     v.precision = p;

@@ -20,6 +20,9 @@
 #include "model/builder.h"
 #include "model/numerics/fidelity.h"
 #include "model/numerics/weights.h"
+#include "model/limits.h"
+#include "model/tensor_budget.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/json_writer.h"
 
@@ -102,7 +105,7 @@ double median(std::vector<double> v) {
 void add_measure_verb(CLI::App& app) {
   auto a = std::make_shared<MeasureArgs>();
   auto* sub = app.add_subcommand("measure", "run a layer variant in ONNX Runtime (CPU) and ingest its profile");
-  a->layer.add_to(*sub);
+  a->layer.add_to(*sub, model::limits::kMaxTensorContext);  // measure writes and runs the tensors
   sub->add_option("--out", a->out, "working directory for the model, inputs, outputs and profile")->capture_default_str();
   sub->add_option("--db", a->db, "database file (default: $XDG_DATA_HOME/layoutx/layoutx.db)");
   sub->add_option("--runs", a->run.runs, "timed runs")->capture_default_str()->check(CLI::Range(1, 100000));
@@ -115,18 +118,20 @@ void add_measure_verb(CLI::App& app) {
                 "the CPU loop: measure a set of variants, calibrate on a subset, predict the held-out rest");
   sub->add_option("--device", a->device, "device spec of this CPU for --loop")->capture_default_str();
   sub->callback([a] {
+    check_directory_target(a->out);  // before any work: a file or a read-only folder is an error
     if (a->loop) {
       run_loop(*a);
       return;
     }
     // 1. Resolve the variant and build its graph.
     auto r = a->layer.resolve();
+    model::check_tensor_budget(r.layer, "measure");
     auto g = model::build_layer_graph(r.layer, r.variant);
     // 2. Emit the ONNX (seeded weights), checked.
     auto w = model::numerics::seeded_weights(r.layer, a->seed);
     const std::string name = emit::bundle_name(g);
     const fs::path dir = fs::path(a->out) / name;
-    fs::create_directories(dir);
+    ensure_directory(dir);
     auto m = emit::to_onnx(g, emit::LayerWeightsSource(w));
     emit::check_onnx(m, g);
     const std::string model_path = (dir / (name + ".onnx")).string();

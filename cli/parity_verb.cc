@@ -5,7 +5,10 @@
 #include <chrono>
 #include <iostream>
 
+#include "cli/flag_checks.h"
 #include "cli/table.h"
+#include "model/limits.h"
+#include "model/tensor_budget.h"
 #include "cli/verbs.h"
 #include "model/model_loader.h"
 #include "model/numerics/fidelity.h"
@@ -89,21 +92,29 @@ void add_parity_verb(CLI::App& app) {
   sub->add_option("--model", args->model, "model: a shipped name, a .yaml spec or a HF config.json")->capture_default_str();
   sub->add_option("--set-model", args->set_model, "override one model field: key=value (repeatable)");
   sub->add_option("--layer", args->layer, "layer type: sliding or full")->capture_default_str();
-  sub->add_option("--ctx", args->ctx, "context length in tokens (a full layer's cache is ctx-1)")->capture_default_str();
+  sub->add_option("--ctx", args->ctx, "context length in tokens (a full layer's cache is ctx-1)")
+      ->capture_default_str()
+      ->check(integer_in(2, model::limits::kMaxTensorContext));
   sub->add_option("--precision", args->precision, "fp16, w8a16 or w4a16 for both sides (overrides theirs)");
   sub->add_option("--a", args->a, "side A: preset, variant key, or 'reference'")->capture_default_str();
   sub->add_option("--b", args->b, "side B: preset, variant key, or 'reference'")->capture_default_str();
   sub->add_option("--set-a", args->set_a, "change one axis of A: axis=value (repeatable)");
   sub->add_option("--set-b", args->set_b, "change one axis of B: axis=value (repeatable)");
-  sub->add_option("--steps", args->steps, "tokens in the history")->capture_default_str()->check(CLI::PositiveNumber);
+  sub->add_option("--steps", args->steps, "tokens in the history")
+      ->capture_default_str()
+      ->check(integer_in(1, model::limits::kMaxParitySteps));
   sub->add_option("--seed", args->seed, "seed of the weights and the token inputs")->capture_default_str();
   sub->add_option("--dtype", args->dtype, "arithmetic of the executor: float32 or float64")->capture_default_str();
   sub->add_flag("--exact", args->exact, "do not simulate the precision (f16 rounding, quantization): graph function only");
   sub->add_option("--weights", args->weights, "a checkpoint .safetensors to take the layer's weights from");
-  sub->add_option("--layer-index", args->layer_index, "which layer of the checkpoint (with --weights)");
+  sub->add_option("--layer-index", args->layer_index, "which layer of the checkpoint (with --weights)")
+      ->check(integer_in(0, model::limits::kMaxLayers - 1));
   sub->add_option("--weight-map", args->weight_map, "tensor names by role (default configs/models/<model>.weights.yaml)");
-  sub->add_option("--topk", args->topk, "k of the top-k agreement")->capture_default_str()->check(CLI::PositiveNumber);
-  sub->add_option("--min-snr", args->min_snr, "exit 1 if the A-B SNR (dB) is below this");
+  sub->add_option("--topk", args->topk, "k of the top-k agreement")
+      ->capture_default_str()
+      ->check(integer_in(1, model::limits::kMaxHidden));
+  sub->add_option("--min-snr", args->min_snr, "exit 1 if the A-B SNR (dB) is below this")
+      ->check(number_in(0.0, 1000.0));
   sub->add_flag("--json", args->json, "print one JSON document");
   sub->callback([args] {
     const ParityArgs& a = *args;
@@ -116,6 +127,7 @@ void add_parity_verb(CLI::App& app) {
     }
     const model::LayerType type = model::parse_layer_type(a.layer, "--layer");
     const model::LayerSpec layer = spec.layer(type, a.ctx);
+    model::check_tensor_budget(layer, "parity");
     // 2. The two sides and the arithmetic.
     const Side sa = resolve_side(a.a, a.set_a, a.precision, "a");
     const Side sb = resolve_side(a.b, a.set_b, a.precision, "b");
@@ -145,7 +157,12 @@ void add_parity_verb(CLI::App& app) {
     const nx::Fidelity ab = nx::compare(ra.out, rb.out, in, a.topk);
     const nx::Fidelity a_ref = nx::compare(ref.out, ra.out, in, a.topk);
     const nx::Fidelity b_ref = nx::compare(ref.out, rb.out, in, a.topk);
-    if (a.min_snr >= 0 && ab.snr_db < a.min_snr) verb_exit_status() = 1;
+    if (a.min_snr >= 0 && ab.snr_db < a.min_snr) {
+      // The verb's negative finding: exit 1, and say why where a CI log shows it.
+      verb_exit_status() = 1;
+      std::cerr << "layoutx parity: B vs A SNR " << db(ab.snr_db) << " is below --min-snr " << fmt(a.min_snr, 1)
+                << " dB (" << sb.label() << " vs " << sa.label() << "); exit 1\n";
+    }
     // 7. Print.
     if (a.json) {
       JsonWriter j(std::cout);

@@ -2,6 +2,8 @@
 // gnuplot's errors become Error with its message.
 #pragma once
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "explorer/composition.h"
 
@@ -9,7 +11,13 @@ namespace layoutx::cli {
 
 void plot_sweep(const explorer::Sweep& s, const std::string& title, const std::string& png_path);
 
-// Runs a gnuplot script; throws Error if gnuplot is missing or fails.
-void run_gnuplot(const std::string& script, const std::string& what);
+// Runs a gnuplot script that draws one PNG, in a private scratch folder: `script` refers to the
+// folder's files by the names `files` gives it (name -> contents), and is prefixed with the
+// terminal line ("set terminal png " + `png_options`, e.g. "size 900,560 font ',10'") and the
+// output line. The PNG then replaces `png_path` atomically; the scratch folder is removed
+// whatever happens. Throws Error if gnuplot fails or the PNG cannot be written.
+void plot_to_png(const std::string& png_options, const std::string& script,
+                 const std::vector<std::pair<std::string, std::string>>& files, const std::string& png_path,
+                 const std::string& what);
 
 }  // namespace layoutx::cli

@@ -107,7 +107,7 @@ void print_table(const model::LayerGraph& g, const costmodel::Prediction& p, boo
 void add_predict_verb(CLI::App& app) {
   auto args = std::make_shared<PredictArgs>();
   auto* sub = app.add_subcommand("predict", "predicted latency (ms, interval), roofline floor and legality of one variant");
-  args->layer.add_to(*sub);
+  args->layer.add_to(*sub, model::limits::kMaxContext);
   args->predictor.add_to(*sub);
   sub->add_flag("--per-op", args->per_op, "list the cost of every lowered HTP op");
   sub->add_flag("--hypotheses", args->hypotheses, "also each hypothesis of the device: its figure and weight");

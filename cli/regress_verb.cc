@@ -2,11 +2,9 @@
 // latest measurement against the cost model's prediction (outside the interval?) and against the
 // previous measurement (slower by more than --tolerance?). Exit status: 0 clean, 1 regression,
 // 2 error. --plot: predicted vs measured, and each key's history (gnuplot).
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
-#include <unistd.h>
+#include <sstream>
 
 #include "cli/plot.h"
 #include "cli/device_predictions.h"
@@ -139,13 +137,11 @@ void print_json(const db::RegressResult& r, const RegressArgs& a, const DevicePr
 // Two panels: predicted vs measured (with the interval, y = x for reference), and each key's
 // measurements in ingest order.
 void plot(const db::RegressResult& r, const std::string& png) {
-  auto dir = std::filesystem::temp_directory_path() / ("layoutx-regress-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string pred = (dir / "pred.dat").string(), hist = (dir / "hist.dat").string();
+  const std::string pred = "pred.dat", hist = "hist.dat";  // in plot_to_png's scratch folder
   double hi = 0;
   int npred = 0;
+  std::ostringstream p, h;
   {
-    std::ofstream p(pred), h(hist);
     for (const auto& row : r.rows) {
       if (row.predicted) {
         p << row.predicted->ms << ' ' << row.latest_ms << ' ' << row.predicted->low_ms << ' ' << row.predicted->high_ms
@@ -159,8 +155,6 @@ void plot(const db::RegressResult& r, const std::string& png) {
     }
   }
   std::string script =
-      "set terminal png size 1500,600 font ',9'\n"
-      "set output '" + png + "'\n"
       "set termoption noenhanced\n"
       "set multiplot layout 1,2\n"
       "set title 'predicted vs measured (latest), with the prediction interval'\n"
@@ -177,8 +171,7 @@ void plot(const db::RegressResult& r, const std::string& png) {
             "plot for [i=0:" + std::to_string(std::max<size_t>(r.rows.size(), 1) - 1) + "] '" + hist +
             "' index i using 1:2 with linespoints title columnheader(1)\n"
             "unset multiplot\n";
-  run_gnuplot(script, "--plot " + png);
-  std::filesystem::remove_all(dir);
+  plot_to_png("size 1500,600 font ',9'", script, {{pred, p.str()}, {hist, h.str()}}, png, "--plot " + png);
 }
 
 }  // namespace

@@ -4,11 +4,14 @@
 
 #include "cli/choice_output.h"
 #include "cli/fidelity_options.h"
+#include "cli/flag_checks.h"
+#include "model/limits.h"
 #include "cli/predictor_options.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
 #include "explorer/layout_file.h"
 #include "model/model_loader.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
 
 namespace layoutx::cli {
@@ -57,7 +60,9 @@ void add_select_verb(CLI::App& app) {
   args->fidelity.add_to(*sub);
   sub->add_option("--precision", args->precision, "fp16, w8a16 or w4a16")->capture_default_str();
   sub->add_option("--head-precision", args->head_precision, "the LM head's precision in the whole step (default: --precision)");
-  sub->add_option("--ctx", args->ctxs, "context length(s) in tokens (repeatable)")->capture_default_str();
+  sub->add_option("--ctx", args->ctxs, "context length(s) in tokens (repeatable)")
+      ->capture_default_str()
+      ->check(integer_in(2, model::limits::kMaxContext));
   sub->add_option("--out", args->out, "write the layout file here ({ctx} is replaced by the context)");
   sub->add_flag("--candidates", args->candidates, "also list every candidate with its prediction");
   sub->add_flag("--json", args->json, "print one JSON document");
@@ -67,6 +72,8 @@ void add_select_verb(CLI::App& app) {
     model::Precision p = model::parse_precision(args->precision);
     if (args->ctxs.size() > 1 && !args->out.empty() && args->out.find("{ctx}") == std::string::npos)
       throw Error("--out: several --ctx values need a {ctx} placeholder in the path, got " + args->out);
+    for (int ctx : args->ctxs)
+      if (!args->out.empty()) check_file_target(out_path(args->out, ctx));  // before any work
     auto predictor = args->predictor.load();
     auto fidelity = args->fidelity.load();
     explorer::Evaluator ev(*predictor, fidelity.get());
@@ -102,6 +109,7 @@ void add_select_verb(CLI::App& app) {
         write_comparison_json(w, a.comparison);
         write_whole_step_json(w, a.whole);
         if (i < written.size()) w.field("layout_file", written[i]);
+        if (auto note = fidelity_skip_note(m, a.ctx, fidelity.get()); !note.empty()) w.field("fidelity_skipped", note);
         w.field("fidelity", args->fidelity.describe(fidelity.get()));
       };
       w.begin_object();
@@ -126,6 +134,7 @@ void add_select_verb(CLI::App& app) {
     for (size_t i = 0; i < answers.size(); ++i) {
       std::cout << "\nctx " << answers[i].ctx << "\n";
       print_choices_table(std::cout, answers[i]);
+      if (auto note = fidelity_skip_note(m, answers[i].ctx, fidelity.get()); !note.empty()) std::cout << "  " << note << "\n";
       print_comparison_line(std::cout, answers[i].comparison);
       print_whole_step_line(std::cout, answers[i].whole);
       if (args->candidates)

@@ -4,12 +4,15 @@
 #include <iostream>
 
 #include "cli/choice_output.h"
+#include "cli/flag_checks.h"
 #include "cli/layout_spec.h"
 #include "cli/plot.h"
 #include "cli/predictor_options.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
+#include "model/limits.h"
 #include "model/model_loader.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
 
 namespace layoutx::cli {
@@ -33,13 +36,17 @@ std::pair<int, int> parse_range(const std::string& s) {
   auto colon = s.find(':');
   try {
     if (colon == std::string::npos) throw std::invalid_argument("");
-    size_t used = 0;
-    int lo = std::stoi(s.substr(0, colon), &used);
-    int hi = std::stoi(s.substr(colon + 1));
-    if (lo < 2 || hi < lo) throw std::invalid_argument("");
-    return {lo, hi};
+    // Read in 64 bits, checked before narrowing.
+    size_t used_lo = 0, used_hi = 0;
+    const std::string a = s.substr(0, colon), b = s.substr(colon + 1);
+    long long lo = std::stoll(a, &used_lo);
+    long long hi = std::stoll(b, &used_hi);
+    if (used_lo != a.size() || used_hi != b.size() || lo < 2 || hi < lo || hi > model::limits::kMaxContext)
+      throw std::invalid_argument("");
+    return {static_cast<int>(lo), static_cast<int>(hi)};
   } catch (const std::exception&) {
-    throw Error("--sweep-ctx: expected LO:HI with 2 <= LO <= HI, got '" + s + "'");
+    throw Error("--sweep-ctx: expected LO:HI with 2 <= LO <= HI <= " + std::to_string(model::limits::kMaxContext) +
+                ", got '" + s + "'");
   }
 }
 
@@ -54,12 +61,19 @@ void add_step_verb(CLI::App& app) {
                   "per-type layouts: sliding=PRESET|KEY,full=PRESET|KEY (default: the incumbent, sliding=roll,full=ring)");
   sub->add_option("--set", args->sets, "change one axis of one layer type: TYPE.axis=value (repeatable)");
   sub->add_option("--precision", args->precision, "fp16, w8a16 or w4a16")->capture_default_str();
-  sub->add_option("--ctx", args->ctx, "context length in tokens")->capture_default_str();
+  sub->add_option("--ctx", args->ctx, "context length in tokens")
+      ->capture_default_str()
+      ->check(integer_in(2, model::limits::kMaxContext));
   sub->add_option("--head-precision", args->head_precision, "the LM head's precision in the whole step (default: --precision)");
   sub->add_option("--sweep-ctx", args->sweep_ctx, "sweep contexts LO:HI and find the crossover with all-full");
   sub->add_option("--plot", args->plot, "with --sweep-ctx: draw the sweep to this PNG (gnuplot)");
   sub->add_flag("--json", args->json, "print one JSON document");
   sub->callback([args] {
+    // 0. Flags that only make sense together, and the output target, before any work.
+    if (!args->plot.empty() && args->sweep_ctx.empty())
+      throw Error("--plot: draws the context sweep, so it needs --sweep-ctx LO:HI");
+    if (!args->sweep_ctx.empty()) parse_range(args->sweep_ctx);
+    if (!args->plot.empty()) check_file_target(args->plot);
     // 1. Model, cost model, and the per-type layouts (presets or keys, then --set, then precision).
     model::ModelSpec m = model::load_model(args->model);
     model::Precision p = model::parse_precision(args->precision);

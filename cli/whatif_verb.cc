@@ -3,11 +3,13 @@
 #include <iostream>
 
 #include "cli/choice_output.h"
+#include "cli/flag_checks.h"
 #include "cli/fidelity_options.h"
 #include "cli/layout_spec.h"
 #include "cli/predictor_options.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
+#include "model/limits.h"
 #include "model/model_loader.h"
 #include "support/error.h"
 
@@ -66,10 +68,12 @@ void add_whatif_verb(CLI::App& app) {
   args->fidelity.add_to(*sub);
   sub->add_option("--base-model", args->base_model, "the current model")->capture_default_str();
   sub->add_option("--base-precision", args->base_precision, "the current precision")->capture_default_str();
-  sub->add_option("--base-ctx", args->base_ctx, "the current context")->capture_default_str();
+  sub->add_option("--base-ctx", args->base_ctx, "the current context")
+      ->capture_default_str()
+      ->check(integer_in(2, model::limits::kMaxContext));
   sub->add_option("--model", args->model, "question: another model (a shipped name, .yaml or HF config.json)");
   sub->add_option("--precision", args->precision, "question: another precision");
-  sub->add_option("--ctx", args->ctx, "question: another context");
+  sub->add_option("--ctx", args->ctx, "question: another context")->check(integer_in(2, model::limits::kMaxContext));
   sub->add_option("--set", args->sets, "question: force an axis of a layer type, TYPE.axis=value (repeatable)");
   sub->add_option("--set-model", args->set_model, "question: change a model field, key=value (repeatable)");
   sub->add_flag("--json", args->json, "print one JSON document");
@@ -126,7 +130,11 @@ void add_whatif_verb(CLI::App& app) {
     std::cout << "current:  " << describe(cur) << "\nquestion: " << describe(q);
     for (const auto& s : args->sets) std::cout << ", " << s;
     for (const auto& s : args->set_model) std::cout << ", " << s;
-    std::cout << "\n(" << predictor->device() << ", calibration " << predictor->calibration_id() << ", " << args->predictor.source << ")\n\n";
+    std::cout << "\n(" << predictor->device() << ", calibration " << predictor->calibration_id() << ", " << args->predictor.source << ")\n";
+    for (const Scenario* s : {&cur, &q})
+      if (auto note = fidelity_skip_note(s->model, s->ctx, fidelity.get()); !note.empty())
+        std::cout << (s == &cur ? "current: " : "question: ") << note << "\n";
+    std::cout << "\n";
     Table t({"layer", "current", "ms", "n", "question", "ms", "n", "difference ms/layer"});
     for (auto type : {model::LayerType::kSliding, model::LayerType::kFull}) {
       const auto* a = find(cur.answer, type);

@@ -376,14 +376,15 @@ Calibration parse_calibration(const std::string& text, const std::string& path, 
     for (Eigen::Index i = 0; ok && i < n; ++i) {
       const YAML::Node& r = cov[static_cast<size_t>(i)];
       ok = r.IsSequence() && static_cast<Eigen::Index>(r.size()) == n;
-      for (Eigen::Index j = 0; ok && j < n; ++j) c.covariance(i, j) = r[static_cast<size_t>(j)].as<double>();
+      for (Eigen::Index j = 0; ok && j < n; ++j)  // decode, not as<>: a bad number is this error, not yaml-cpp's
+        ok = YAML::convert<double>::decode(r[static_cast<size_t>(j)], c.covariance(i, j));
     }
     if (!ok) errors.add(where(path, cov) + ": covariance: must be a " + std::to_string(n) + "x" + std::to_string(n) + " matrix");
   }
   YAML::Node loo = top.child("loo", true);
   if (loo.IsDefined() && !loo.IsNull()) {
     MapReader m(path, loo, "loo", errors);
-    c.loo_count = static_cast<int>(m.integer("count", true, 0).value_or(0));
+    c.loo_count = static_cast<int>(m.integer("count", true, 0, std::numeric_limits<int>::max()).value_or(0));
     c.loo_median = m.number("median_abs_rel_error", true, 0).value_or(0);
     c.loo_max = m.number("max_abs_rel_error", true, 0).value_or(0);
     c.loo_rms = m.number("rms_rel_error", true, 0).value_or(0);

@@ -11,6 +11,7 @@
 #include "emit/tensor_files.h"
 #include "emit/weights.h"
 #include "model/numerics/fidelity.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
 
 namespace layoutx::emit {
@@ -20,12 +21,12 @@ namespace fs = std::filesystem;
 namespace {
 
 void write_text(const fs::path& p, const std::string& text, bool executable = false) {
-  std::ofstream f(p);
-  f << text;
-  if (!f) throw Error(p.string() + ": cannot write");
-  f.close();
-  if (executable)
-    fs::permissions(p, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
+  write_file_atomically(p, text);
+  if (executable) {
+    std::error_code ec;
+    fs::permissions(p, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add, ec);
+    if (ec) throw Error(p.string() + ": cannot make it executable (" + ec.message() + ")");
+  }
 }
 
 std::string py_shape(const model::Shape& s) {
@@ -208,7 +209,7 @@ BundleFiles write_bundle(const model::LayerGraph& g, const model::numerics::Laye
   namespace num = model::numerics;
   BundleFiles files;
   files.dir = dir;
-  fs::create_directories(dir);
+  ensure_directory(dir);
   const std::string name = bundle_name(g);
 
   // 1. The ONNX, checked.

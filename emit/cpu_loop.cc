@@ -13,6 +13,7 @@
 #include "model/builder.h"
 #include "model/numerics/fidelity.h"
 #include "model/numerics/weights.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
 
 namespace layoutx::emit {
@@ -54,14 +55,15 @@ LoopReport run_cpu_loop(const std::string& model_arg, const model::ModelSpec& mo
     auto g = model::build_layer_graph(layer, p.variant);
     auto w = model::numerics::seeded_weights(layer, 1);
     const fs::path dir = fs::path(work_dir) / ("point" + std::to_string(i));
-    fs::create_directories(dir);
+    ensure_directory(dir);
     const std::string path = (dir / "model.onnx").string();
     write_onnx(to_onnx(g, LayerWeightsSource(w)), path);
     auto io = model::numerics::step_io(layer, p.variant, w, 1, 1);
     TensorMap inputs;
     for (const auto& [n, t] : io.at(0).inputs) inputs[n] = Tensor{t.shape, t.data};
     auto res = ort_measure(path, inputs, dir.string(), opt);
-    fs::remove(path);  // hundreds of MB per Spark layer; the profile and timings stay
+    std::error_code ec;
+    fs::remove(path, ec);  // hundreds of MB per Spark layer; the profile and timings stay
     if (res.profile_path.empty()) throw Error("cpu loop: ONNX Runtime wrote no profile for " + p.variant.key());
     // 2. The layer time: median over timed runs of the summed node kernel times (what the
     //    ingester stores as the ort_node boundary).

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 
+#include "support/atomic_file.h"
 #include "support/error.h"
 
 namespace layoutx::emit {
@@ -280,8 +281,9 @@ void check_onnx(const onnx::ModelProto& m, const model::LayerGraph& g) {
 }
 
 void write_onnx(const onnx::ModelProto& m, const std::string& path) {
-  std::ofstream f(path, std::ios::binary);
-  if (!f || !m.SerializeToOstream(&f)) throw Error(path + ": cannot write the ONNX model");
+  std::string bytes;
+  if (!m.SerializeToString(&bytes)) throw Error(path + ": cannot serialize the ONNX model");
+  write_file_atomically(path, bytes);
 }
 
 onnx::ModelProto read_onnx(const std::string& path) {

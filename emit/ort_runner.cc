@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/yaml_reader.h"
 
@@ -33,7 +34,8 @@ std::string ort_harness_dir() {
 
 std::optional<std::string> ort_unavailable_reason() {
   static const std::optional<std::string> reason = []() -> std::optional<std::string> {
-    if (!fs::exists(run_js())) return "the ORT harness " + run_js() + " is missing";
+    std::error_code ec;
+    if (!fs::exists(run_js(), ec)) return "the ORT harness " + run_js() + " is missing";
     RunResult r = run_command({node_binary(), run_js(), "--version"});
     if (r.status == 127) return "Node.js ('" + node_binary() + "') is not installed";
     if (r.status != 0)
@@ -46,8 +48,12 @@ std::optional<std::string> ort_unavailable_reason() {
 std::string ort_version() {
   if (auto why = ort_unavailable_reason()) throw Error("ONNX Runtime: " + *why);
   RunResult r = run_command({node_binary(), run_js(), "--version"});
-  YAML::Node n = YAML::Load(r.out);
-  return n["onnxruntime"].as<std::string>();
+  try {
+    YAML::Node n = YAML::Load(r.out);
+    return n["onnxruntime"].as<std::string>();
+  } catch (const YAML::Exception& e) {
+    throw Error("ONNX Runtime harness: --version printed no onnxruntime version (" + e.msg + "): " + r.out);
+  }
 }
 
 MeasureResult ort_measure(const std::string& model_path, const TensorMap& inputs, const std::string& work_dir,
@@ -55,7 +61,9 @@ MeasureResult ort_measure(const std::string& model_path, const TensorMap& inputs
   if (auto why = ort_unavailable_reason()) throw Error("ONNX Runtime: " + *why);
   const std::string in_dir = (fs::path(work_dir) / "inputs").string();
   const std::string out_dir = (fs::path(work_dir) / "ort").string();
-  fs::remove_all(out_dir);
+  std::error_code ec;
+  fs::remove_all(out_dir, ec);
+  if (ec) throw Error(out_dir + ": cannot clear the previous run's outputs (" + ec.message() + ")");
   write_tensors(in_dir, inputs);
   std::vector<std::string> argv = {node_binary(), run_js(), model_path, in_dir, out_dir,
                                    "--runs", std::to_string(opt.runs), "--warmup", std::to_string(opt.warmup),
@@ -69,19 +77,23 @@ MeasureResult ort_measure(const std::string& model_path, const TensorMap& inputs
   m.outputs = read_tensors(out_dir);
   m.timings_path = (fs::path(out_dir) / "timings.json").string();
   YAML::Node t = load_yaml_file(m.timings_path);
-  for (const auto& x : t["warmup_ms"]) m.warmup_ms.push_back(x.as<double>());
-  for (const auto& x : t["runs_ms"]) m.runs_ms.push_back(x.as<double>());
-  m.session_create_ms = t["session_create_ms"].as<double>();
-  m.ort_version = t["onnxruntime"].as<std::string>();
-  if (t["profile_file"] && !t["profile_file"].IsNull())
-    m.profile_path = (fs::path(out_dir) / t["profile_file"].as<std::string>()).string();
+  try {  // written by our own harness (scripts/ort/run.js); a malformed one is still an Error
+    for (const auto& x : t["warmup_ms"]) m.warmup_ms.push_back(x.as<double>());
+    for (const auto& x : t["runs_ms"]) m.runs_ms.push_back(x.as<double>());
+    m.session_create_ms = t["session_create_ms"].as<double>();
+    m.ort_version = t["onnxruntime"].as<std::string>();
+    if (t["profile_file"] && !t["profile_file"].IsNull())
+      m.profile_path = (fs::path(out_dir) / t["profile_file"].as<std::string>()).string();
+  } catch (const YAML::Exception& e) {
+    throw Error(m.timings_path + ": unexpected content from the ONNX Runtime harness (" + e.msg + ")");
+  }
   return m;
 }
 
 OrtSession::OrtSession(const std::string& model_path, const std::string& work_dir, int threads)
     : work_dir_(work_dir), stderr_path_((fs::path(work_dir) / "ort_serve.stderr").string()) {
   if (auto why = ort_unavailable_reason()) throw Error("ONNX Runtime: " + *why);
-  fs::create_directories(work_dir);
+  ensure_directory(work_dir);
   proc_ = std::make_unique<Subprocess>(
       std::vector<std::string>{node_binary(), run_js(), "--serve", model_path, "--threads", std::to_string(threads)},
       stderr_path_);

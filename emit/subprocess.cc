@@ -134,7 +134,8 @@ RunResult run_command(const std::vector<std::string>& argv) {
   auto slurp = [](const char* p) {
     std::ifstream f(p, std::ios::binary);
     std::string s((std::istreambuf_iterator<char>(f)), {});
-    std::filesystem::remove(p);
+    std::error_code ec;
+    std::filesystem::remove(p, ec);
     if (s.size() > 65536) s.resize(65536);
     return s;
   };

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/json_writer.h"
 #include "support/yaml_reader.h"
@@ -13,9 +14,8 @@ namespace layoutx::emit {
 namespace fs = std::filesystem;
 
 void write_tensors(const std::string& dir, const TensorMap& tensors) {
-  fs::create_directories(dir);
-  std::ofstream index(fs::path(dir) / "tensors.json");
-  if (!index) throw Error(dir + "/tensors.json: cannot write");
+  ensure_directory(dir);
+  std::ostringstream index;
   {
     JsonWriter w(index);
     w.begin_object();
@@ -25,9 +25,8 @@ void write_tensors(const std::string& dir, const TensorMap& tensors) {
         throw Error("tensor '" + name + "': " + std::to_string(t.data.size()) + " values for shape " +
                     model::to_string(t.shape));
       const std::string file = name + ".bin";
-      std::ofstream f(fs::path(dir) / file, std::ios::binary);
-      f.write(reinterpret_cast<const char*>(t.data.data()), static_cast<std::streamsize>(t.data.size() * sizeof(float)));
-      if (!f) throw Error(dir + "/" + file + ": cannot write");
+      write_file_atomically(fs::path(dir) / file,
+                            std::string_view(reinterpret_cast<const char*>(t.data.data()), t.data.size() * sizeof(float)));
       w.begin_object();
       w.field("name", name);
       w.field("file", file);
@@ -39,11 +38,13 @@ void write_tensors(const std::string& dir, const TensorMap& tensors) {
     w.end_object();
   }
   index << "\n";
+  write_file_atomically(fs::path(dir) / "tensors.json", index.str());
 }
 
 TensorMap read_tensors(const std::string& dir) {
   const std::string index_path = (fs::path(dir) / "tensors.json").string();
-  if (!fs::exists(index_path)) throw Error(index_path + ": no such file");
+  std::error_code ec;
+  if (!fs::exists(index_path, ec)) throw Error(index_path + ": no such file");
   YAML::Node root = load_yaml_file(index_path);
   ErrorList errors;
   TensorMap out;
@@ -64,14 +65,27 @@ TensorMap read_tensors(const std::string& dir) {
         continue;
       }
       Tensor t;
-      for (const auto& d : shape_node) t.shape.push_back(d.as<int64_t>());
+      bool shape_ok = true;
+      for (const auto& d : shape_node) {
+        int64_t dim = 0;
+        shape_ok = shape_ok && d.IsScalar() && YAML::convert<int64_t>::decode(d, dim) && dim >= 0;
+        t.shape.push_back(dim);
+      }
+      if (!shape_ok) {
+        r.error("shape", "must be a list of non-negative integers");
+        continue;
+      }
       const auto path = fs::path(dir) / *file;
       std::ifstream f(path, std::ios::binary);
       if (!f) {
         errors.add(path.string() + ": no such file (named by " + index_path + ")");
         continue;
       }
-      const auto bytes = static_cast<int64_t>(fs::file_size(path));
+      const auto bytes = static_cast<int64_t>(fs::file_size(path, ec));
+      if (ec) {
+        errors.add(path.string() + ": cannot read its size (" + ec.message() + ")");
+        continue;
+      }
       if (bytes != 4 * model::numel(t.shape)) {
         errors.add(path.string() + ": " + std::to_string(bytes) + " bytes, but shape " + model::to_string(t.shape) +
                    " of float32 needs " + std::to_string(4 * model::numel(t.shape)));
@@ -97,14 +111,13 @@ void write_npy(const std::string& path, const Tensor& t) {
   // Magic (6) + version (2) + header length (2) + header + '\n', padded to a multiple of 64.
   const size_t total = 10 + header.size() + 1;
   header += std::string((64 - total % 64) % 64, ' ') + "\n";
-  std::ofstream f(path, std::ios::binary);
-  f.write("\x93NUMPY\x01\x00", 8);
+  std::string f("\x93NUMPY\x01\x00", 8);
   const uint16_t len = static_cast<uint16_t>(header.size());
   const char len_le[2] = {static_cast<char>(len & 0xff), static_cast<char>(len >> 8)};
-  f.write(len_le, 2);
-  f << header;
-  f.write(reinterpret_cast<const char*>(t.data.data()), static_cast<std::streamsize>(t.data.size() * sizeof(float)));
-  if (!f) throw Error(path + ": cannot write");
+  f.append(len_le, 2);
+  f += header;
+  f.append(reinterpret_cast<const char*>(t.data.data()), t.data.size() * sizeof(float));
+  write_file_atomically(path, f);
 }
 
 }  // namespace layoutx::emit

@@ -8,6 +8,7 @@
 #include "emit/onnx_writer.h"
 #include "emit/ort_runner.h"
 #include "model/numerics/runtime.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
 
 namespace layoutx::emit {
@@ -28,7 +29,7 @@ Validation validate_in_ort(const model::LayerGraph& g, const num::LayerWeights& 
   const num::Sequence ref = num::simulate<float>(g, weights, hidden, {}, observe);
 
   // 2. The same graph as ONNX, run step by step in ORT; we play the runtime for the cache.
-  std::filesystem::create_directories(work_dir);
+  ensure_directory(work_dir);
   const std::string model_path = (std::filesystem::path(work_dir) / "model.onnx").string();
   auto m = to_onnx(g, LayerWeightsSource(weights));
   check_onnx(m, g);

@@ -46,5 +46,7 @@ void write_layout_file(const LayoutFile& f, const std::string& path);
 std::string layout_file_yaml(const LayoutFile& f);
 // Reads one back (e.g. for `layoutx emit --select`); validates like every config.
 LayoutFile read_layout_file(const std::string& path);
+// Same, from text; `name` stands for the file in messages (tests, the fuzz target).
+LayoutFile read_layout_file_text(const std::string& text, const std::string& name);
 
 }  // namespace layoutx::explorer

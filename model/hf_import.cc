@@ -21,6 +21,7 @@
 #include <filesystem>
 
 #include "model/layer_type_list.h"
+#include "model/limits.h"
 #include "model/model_loader.h"
 #include "support/error.h"
 #include "support/yaml_reader.h"
@@ -111,21 +112,21 @@ ModelSpec read_hf(const YAML::Node& doc, const std::string& file) {
   for (const char* k : {"rms_norm_eps", "layer_norm_eps", "rope_theta", "rope_local_base_freq", "partial_rotary_factor"})
     if (quoted_where_plain(c, k, "a number")) quoted.insert(k);
   if (quoted_where_plain(c, "use_sliding_window", "true or false")) quoted.insert("use_sliding_window");
-  auto integer = [&](const char* k, bool required, int64_t min) -> std::optional<int64_t> {
-    return quoted.count(k) ? std::nullopt : c.integer(k, required, min);
+  auto integer = [&](const char* k, bool required, int64_t min, int64_t max) -> std::optional<int64_t> {
+    return quoted.count(k) ? std::nullopt : c.integer(k, required, min, max);
   };
   auto number = [&](const char* k, double min, double max) -> std::optional<double> {
     return quoted.count(k) ? std::nullopt : c.number(k, false, min, max);
   };
 
   // Dimensions.
-  auto layers = integer("num_hidden_layers", true, 1);
-  auto hidden = integer("hidden_size", true, 1);
-  auto intermediate = integer("intermediate_size", true, 1);
-  auto heads = integer("num_attention_heads", true, 1);
-  auto kv_heads = integer("num_key_value_heads", false, 1);
-  auto head_dim = integer("head_dim", false, 1);
-  auto vocab = integer("vocab_size", true, 1);
+  auto layers = integer("num_hidden_layers", true, 1, limits::kMaxLayers);
+  auto hidden = integer("hidden_size", true, 1, limits::kMaxHidden);
+  auto intermediate = integer("intermediate_size", true, 1, limits::kMaxIntermediate);
+  auto heads = integer("num_attention_heads", true, 1, limits::kMaxHeads);
+  auto kv_heads = integer("num_key_value_heads", false, 1, limits::kMaxHeads);
+  auto head_dim = integer("head_dim", false, 1, limits::kMaxHeadDim);
+  auto vocab = integer("vocab_size", true, 1, limits::kMaxVocab);
   if (!kv_heads) kv_heads = heads;
   if (!head_dim && hidden && heads) {
     if (*hidden % *heads != 0)
@@ -153,10 +154,10 @@ ModelSpec read_hf(const YAML::Node& doc, const std::string& file) {
   }
 
   // Which layers slide.
-  auto window = integer("sliding_window", false, 2);
-  auto pattern = integer("sliding_window_pattern", false, 1);
+  auto window = integer("sliding_window", false, 2, limits::kMaxContext);
+  auto pattern = integer("sliding_window_pattern", false, 1, limits::kMaxLayers);
   auto use_sliding = quoted.count("use_sliding_window") ? std::nullopt : c.boolean("use_sliding_window", false);
-  auto max_window_layers = integer("max_window_layers", false, 0);
+  auto max_window_layers = integer("max_window_layers", false, 0, limits::kMaxLayers);
   YAML::Node listed = c.child("layer_types", false);
   std::vector<LayerType> types;
   bool types_ok = layers.has_value();

@@ -5,6 +5,7 @@
 #include "model/model_loader.h"
 
 #include "model/layer_type_list.h"
+#include "model/limits.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -43,7 +44,7 @@ RopeRead read_rope(MapReader& rope, const std::string& key, std::optional<int64_
   r.given = true;
   MapReader m(rope.file(), n, rope.key_path(key), errors);
   if (!m.ok()) return r;
-  r.dims = m.integer("rotary_dims", true, 0);
+  r.dims = m.integer("rotary_dims", true, 0, limits::kMaxHeadDim);
   bool needs_theta = !r.dims || *r.dims > 0;
   r.theta = m.number("theta", needs_theta, 0);
   if (r.theta && *r.theta <= 0) {
@@ -69,7 +70,7 @@ std::vector<LayerType> read_layers(MapReader& top, ErrorList& errors) {
   if (!present(n)) return {};
   MapReader m(top.file(), n, "layers", errors);
   if (!m.ok()) return {};
-  auto count = m.integer("count", true, 1);
+  auto count = m.integer("count", true, 1, limits::kMaxLayers);
   static const char* kPatterns[] = {"full_every", "sliding_every_other", "all", "types"};
   std::vector<std::string> given;
   for (const char* p : kPatterns)
@@ -83,7 +84,7 @@ std::vector<LayerType> read_layers(MapReader& top, ErrorList& errors) {
     ok = false;
   }
   // Read every pattern key given (so each is type-checked and none is reported unknown).
-  auto full_every = m.integer("full_every", false, 1);
+  auto full_every = m.integer("full_every", false, 1, limits::kMaxLayers);
   auto every_other = m.boolean("sliding_every_other", false);
   auto all = m.string("all", false);
   YAML::Node list = m.child("types", false);
@@ -131,12 +132,12 @@ ModelSpec read_model_yaml(const YAML::Node& doc, const std::string& file) {
 
   // Scalars: types and ranges.
   auto name = top.string("name", true);
-  auto hidden = top.integer("hidden_size", true, 1);
-  auto intermediate = top.integer("intermediate_size", true, 1);
-  auto heads = top.integer("num_attention_heads", true, 1);
-  auto kv_heads = top.integer("num_key_value_heads", true, 1);
-  auto head_dim = top.integer("head_dim", true, 1);
-  auto vocab = top.integer("vocab_size", true, 1);
+  auto hidden = top.integer("hidden_size", true, 1, limits::kMaxHidden);
+  auto intermediate = top.integer("intermediate_size", true, 1, limits::kMaxIntermediate);
+  auto heads = top.integer("num_attention_heads", true, 1, limits::kMaxHeads);
+  auto kv_heads = top.integer("num_key_value_heads", true, 1, limits::kMaxHeads);
+  auto head_dim = top.integer("head_dim", true, 1, limits::kMaxHeadDim);
+  auto vocab = top.integer("vocab_size", true, 1, limits::kMaxVocab);
   // A plain double (an optional here trips g++ 12's -Wmaybe-uninitialized).
   const auto eps_read = top.number("rms_norm_eps", true);
   const bool eps_ok = eps_read.has_value();
@@ -151,7 +152,7 @@ ModelSpec read_model_yaml(const YAML::Node& doc, const std::string& file) {
     else top.error("hidden_act", "must be one of gelu, gelu_tanh, silu, got '" + *act + "'");
   }
   auto head_gate = top.boolean("head_gate", true);
-  auto window = top.integer("sliding_window", false, 2);
+  auto window = top.integer("sliding_window", false, 2, limits::kMaxContext);
 
   // Cross-field: GQA grouping.
   if (heads && kv_heads && *heads % *kv_heads != 0)
@@ -233,11 +234,12 @@ ModelSpec load_model_yaml(const std::string& path) { return read_model_yaml(load
 ModelSpec load_model(const std::string& path_or_name) {
   namespace fs = std::filesystem;
   if (ends_with(path_or_name, ".json")) return import_hf_config(path_or_name);
-  if ((ends_with(path_or_name, ".yaml") || ends_with(path_or_name, ".yml")) && fs::is_regular_file(path_or_name))
+  std::error_code ec;  // an unreadable path is "not a file" here; the message below lists what is accepted
+  if ((ends_with(path_or_name, ".yaml") || ends_with(path_or_name, ".yml")) && fs::is_regular_file(path_or_name, ec))
     return load_model_yaml(path_or_name);
   std::string shipped = config_path("models/" + path_or_name + ".yaml");
   if (path_or_name.find('/') == std::string::npos && !ends_with(path_or_name, ".weights") &&
-      fs::is_regular_file(shipped))
+      fs::is_regular_file(shipped, ec))
     return load_model_yaml(shipped);
   std::string list;
   for (const auto& n : shipped_models()) list += (list.empty() ? "" : ", ") + n;
@@ -254,16 +256,20 @@ void set_model_field(ModelSpec& out, const std::string& key, const std::string& 
                                 "vocab_size",           "rms_norm_eps",        "rope.sliding.rotary_dims",
                                 "rope.full.rotary_dims", "rope.sliding.theta", "rope.full.theta",
                                 "layers.full_every"};
-  auto as_int = [&]() {
+  // Read in 64 bits and range-checked before narrowing (model/limits.h bounds the sizes).
+  auto as_int = [&](int64_t min, int64_t max) {
     size_t used = 0;
-    long v = 0;
+    long long v = 0;
     try {
-      v = std::stol(value, &used);
+      v = std::stoll(value, &used);
     } catch (const std::exception&) {
       used = 0;
     }
     if (used == 0 || used != value.size())
-      throw Error(key + ": must be an integer, got '" + value + "'");
+      throw Error("--set-model " + key + ": must be an integer, got '" + value + "'");
+    if (v < min || v > max)
+      throw Error("--set-model " + key + ": must be an integer in [" + std::to_string(min) + ", " +
+                  std::to_string(max) + "], got " + value);
     return static_cast<int>(v);
   };
   auto as_double = [&]() {
@@ -280,21 +286,20 @@ void set_model_field(ModelSpec& out, const std::string& key, const std::string& 
   if (key == "sliding_window") {
     if (spec.count(LayerType::kSliding) == 0)
       throw Error(key + ": " + spec.name + " has no sliding layers, so it has no window to set");
-    spec.sliding_window = as_int();
-  } else if (key == "hidden_size") spec.hidden = as_int();
-  else if (key == "intermediate_size") spec.intermediate = as_int();
-  else if (key == "num_attention_heads") spec.heads = as_int();
-  else if (key == "num_key_value_heads") spec.kv_heads = as_int();
-  else if (key == "head_dim") spec.head_dim = as_int();
-  else if (key == "vocab_size") spec.vocab = as_int();
+    spec.sliding_window = as_int(2, limits::kMaxContext);
+  } else if (key == "hidden_size") spec.hidden = as_int(1, limits::kMaxHidden);
+  else if (key == "intermediate_size") spec.intermediate = as_int(1, limits::kMaxIntermediate);
+  else if (key == "num_attention_heads") spec.heads = as_int(1, limits::kMaxHeads);
+  else if (key == "num_key_value_heads") spec.kv_heads = as_int(1, limits::kMaxHeads);
+  else if (key == "head_dim") spec.head_dim = as_int(1, limits::kMaxHeadDim);
+  else if (key == "vocab_size") spec.vocab = as_int(1, limits::kMaxVocab);
   else if (key == "rms_norm_eps") spec.rms_eps = as_double();
-  else if (key == "rope.sliding.rotary_dims") spec.rope_sliding.rotary_dims = as_int();
-  else if (key == "rope.full.rotary_dims") spec.rope_full.rotary_dims = as_int();
+  else if (key == "rope.sliding.rotary_dims") spec.rope_sliding.rotary_dims = as_int(0, limits::kMaxHeadDim);
+  else if (key == "rope.full.rotary_dims") spec.rope_full.rotary_dims = as_int(0, limits::kMaxHeadDim);
   else if (key == "rope.sliding.theta") spec.rope_sliding.theta = as_double();
   else if (key == "rope.full.theta") spec.rope_full.theta = as_double();
   else if (key == "layers.full_every") {
-    int n = as_int();
-    if (n < 1) throw Error(key + ": must be a positive integer, got " + value);
+    int n = as_int(1, limits::kMaxLayers);
     if (!spec.sliding_window)
       throw Error(key + ": " + spec.name + " has no sliding window; layers.full_every needs one");
     for (int i = 0; i < spec.num_layers(); ++i)

@@ -1,5 +1,6 @@
 #include "model/model_spec.h"
 
+#include "model/limits.h"
 #include "support/error.h"
 
 namespace layoutx::model {
@@ -45,7 +46,9 @@ LayerSpec ModelSpec::layer(LayerType t, int context) const {
     throw Error(name + ": the model has no " + to_string(t) + " layers (its " +
                 std::to_string(num_layers()) + " layers are all " +
                 (t == LayerType::kSliding ? "full" : "sliding") + ")");
-  if (context < 2) throw Error("ctx: must be at least 2, got " + std::to_string(context));
+  if (context < 2 || context > limits::kMaxContext)
+    throw Error("ctx: must be in [2, " + std::to_string(limits::kMaxContext) + "] tokens, got " +
+                std::to_string(context));
   LayerSpec s;
   s.type = t;
   s.context = context;
@@ -75,14 +78,25 @@ LayerSpec ModelSpec::layer(LayerType t, int context) const {
 void ModelSpec::validate() const {
   ErrorList e;
   auto pre = source.empty() ? name + ": " : source + ": ";
-  auto positive = [&](const char* k, int v) {
-    if (v <= 0) e.add(pre + k + ": must be a positive integer, got " + std::to_string(v));
+  // In [1, max] (model/limits.h): also catches a derived value, e.g. a HF head_dim of hidden/heads.
+  auto positive = [&](const char* k, int v, int64_t max) {
+    if (v <= 0 || v > max)
+      e.add(pre + k + ": must be an integer in [1, " + std::to_string(max) + "], got " + std::to_string(v));
   };
-  positive("hidden_size", hidden);
-  positive("intermediate_size", intermediate);
-  positive("num_attention_heads", heads);
-  positive("num_key_value_heads", kv_heads);
-  positive("head_dim", head_dim);
+  positive("hidden_size", hidden, limits::kMaxHidden);
+  positive("intermediate_size", intermediate, limits::kMaxIntermediate);
+  positive("num_attention_heads", heads, limits::kMaxHeads);
+  positive("num_key_value_heads", kv_heads, limits::kMaxHeads);
+  positive("head_dim", head_dim, limits::kMaxHeadDim);
+  if (vocab < 0 || vocab > limits::kMaxVocab)  // 0: not given (a spec built in code)
+    e.add(pre + "vocab_size: must be an integer in [1, " + std::to_string(limits::kMaxVocab) + "], got " +
+          std::to_string(vocab));
+  if (num_layers() > limits::kMaxLayers)
+    e.add(pre + "layers: at most " + std::to_string(limits::kMaxLayers) + " layers, got " +
+          std::to_string(num_layers()));
+  if (sliding_window && *sliding_window > limits::kMaxContext)
+    e.add(pre + "sliding_window: must be at most " + std::to_string(limits::kMaxContext) + " tokens, got " +
+          std::to_string(*sliding_window));
   if (heads > 0 && kv_heads > 0 && heads % kv_heads != 0)
     e.add(pre + "num_key_value_heads: " + std::to_string(kv_heads) + " does not divide num_attention_heads " +
           std::to_string(heads));

@@ -163,12 +163,17 @@ Variant parse_variant(std::string_view preset_or_key, const std::vector<std::str
     v = preset(preset_or_key);
   } else {
     std::string_view rest = preset_or_key;
+    std::vector<std::string_view> seen;  // a repeated axis would silently take the last value
     while (!rest.empty()) {
       auto comma = rest.find(',');
       std::string_view pair = rest.substr(0, comma);
       auto eq = pair.find('=');
       if (eq == std::string_view::npos)
         throw Error("variant key: '" + std::string(pair) + "' is not axis=value");
+      if (std::find(seen.begin(), seen.end(), pair.substr(0, eq)) != seen.end())
+        throw Error("variant key: axis '" + std::string(pair.substr(0, eq)) + "' is given twice in '" +
+                    std::string(preset_or_key) + "'");
+      seen.push_back(pair.substr(0, eq));
       v.set(pair.substr(0, eq), pair.substr(eq + 1));
       rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
     }

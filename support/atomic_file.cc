@@ -54,6 +54,24 @@ void check_file_target(const fs::path& target) {
     throw Error(target.string() + ": folder " + dir.string() + " is not writable (" + describe_errno(errno) + ")");
 }
 
+void check_directory_target(const fs::path& dir) {
+  if (dir.empty()) throw Error("output folder is empty");
+  std::error_code ec;
+  fs::path p = fs::absolute(dir, ec);
+  if (ec) throw Error(dir.string() + ": cannot resolve the folder (" + ec.message() + ")");
+  // Walk up to the nearest path that exists; it must be a folder we may write into.
+  while (!fs::exists(p, ec)) {
+    if (ec) throw Error(dir.string() + ": cannot check " + p.string() + " (" + ec.message() + ")");
+    if (!p.has_parent_path() || p.parent_path() == p) break;
+    p = p.parent_path();
+  }
+  if (ec) throw Error(dir.string() + ": cannot check " + p.string() + " (" + ec.message() + ")");
+  if (!fs::is_directory(p, ec))
+    throw Error(dir.string() + ": " + p.string() + " exists and is not a folder");
+  if (::access(p.c_str(), W_OK | X_OK) != 0)
+    throw Error(dir.string() + ": folder " + p.string() + " is not writable (" + describe_errno(errno) + ")");
+}
+
 void ensure_directory(const fs::path& dir) {
   std::error_code ec;
   if (fs::exists(dir, ec)) {

@@ -17,6 +17,12 @@ void write_file_atomically(const std::filesystem::path& target, std::string_view
 // and is a writable folder, and the target itself is not a folder. Throws layoutx::Error if not.
 void check_file_target(const std::filesystem::path& target);
 
+// Checks, before any work is done, that `dir` could be used as an output folder without creating
+// anything yet: it is a writable folder, or the nearest existing ancestor is a writable folder
+// (so create_directories would succeed). Throws layoutx::Error naming the path if not, e.g. when
+// a component is a file ("not a folder") or the ancestor is read-only or permission-denied.
+void check_directory_target(const std::filesystem::path& dir);
+
 // Creates `dir` (and parents) if missing; throws layoutx::Error naming it if that fails or if it
 // exists and is not a writable folder.
 void ensure_directory(const std::filesystem::path& dir);

@@ -1,5 +1,6 @@
 #include "support/yaml_reader.h"
 
+#include <map>
 #include <sstream>
 
 #include "support/paths.h"
@@ -39,6 +40,17 @@ MapReader::MapReader(std::string file, YAML::Node node, std::string path, ErrorL
   if (!is_map_) {
     errors_.add(where(file_, node_) + ": " + (path_.empty() ? std::string("document") : path_) +
                 ": must be a mapping of keys to values");
+    return;
+  }
+  // yaml-cpp keeps every copy of a repeated key and lookups see the first: a second value
+  // would be ignored without a word, so a repeated key is an error naming both places.
+  std::map<std::string, YAML::Node> first;
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    const std::string k = it->first.IsScalar() ? it->first.Scalar() : std::string();
+    auto [at, inserted] = first.emplace(k, it->first);
+    if (!inserted)
+      errors_.add(where(file_, it->first) + ": " + key_path(k) + ": key given twice (first at " +
+                  where(file_, at->second) + ")");
   }
 }
 

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "model/numerics/float16.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/yaml_reader.h"
 
@@ -83,7 +84,11 @@ SafetensorsFile::SafetensorsFile(std::string path) : path_(std::move(path)) {
   if (!root.IsMap()) throw Error(path_ + ": header is not a JSON object");
   ErrorList errors;
   for (const auto& kvp : root) {
-    const std::string name = kvp.first.as<std::string>();
+    if (!kvp.first.IsScalar()) {
+      errors.add(path_ + ": header: a tensor name must be a string");
+      continue;
+    }
+    const std::string name = kvp.first.Scalar();
     if (name == "__metadata__") continue;
     const YAML::Node& e = kvp.second;
     const std::string at = path_ + ": tensor '" + name + "': ";
@@ -195,13 +200,12 @@ void write_safetensors(const std::string& path, const std::map<std::string, Tens
   header << "}";
   std::string h = header.str();
   while (h.size() % 8) h += ' ';  // the format pads the header with spaces to an 8-byte boundary
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw Error(path + ": cannot write");
   unsigned char len[8];
   for (int k = 0; k < 8; ++k) len[k] = static_cast<unsigned char>(uint64_t(h.size()) >> (8 * k));
-  out.write(reinterpret_cast<const char*>(len), 8);
-  out << h << data;
-  if (!out) throw Error(path + ": write failed");
+  std::string out(reinterpret_cast<const char*>(len), 8);
+  out += h;
+  out += data;
+  write_file_atomically(path, out);
 }
 
 WeightMap load_weight_map_text(const std::string& text, const std::string& name) {

@@ -5,6 +5,11 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "tests/temp_dir.h"
 
 namespace layoutx::db::test {
 
@@ -39,12 +44,12 @@ bool on_postgres() {
 std::string temp_path(const std::string& file) {
   if (on_postgres() && file.size() > 3 && file.compare(file.size() - 3, 3, ".db") == 0)
     return fresh_postgres_database(std::getenv("LAYOUTX_TEST_PG"));
-  static std::atomic<int> n{0};
-  auto dir = std::filesystem::temp_directory_path() /
-             ("layoutx_db_test_" + std::to_string(getpid()) + "_" + std::to_string(n++));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return (dir / file).string();
+  // Unique folders (mkdtemp), every one removed when the test binary exits.
+  static std::mutex m;
+  static std::vector<std::unique_ptr<layoutx::test::TempDir>> dirs;
+  std::lock_guard<std::mutex> lock(m);
+  dirs.push_back(std::make_unique<layoutx::test::TempDir>("db-test"));
+  return *dirs.back() / file;
 }
 
 std::string dump(Connection& c) {

@@ -13,6 +13,7 @@
 #include "model/numerics/weights.h"
 #include "support/yaml_reader.h"
 #include "tests/emit/small_layers.h"
+#include "tests/temp_dir.h"
 
 namespace layoutx::emit {
 namespace {
@@ -39,7 +40,8 @@ Written write(const std::string& layout, model::Precision p, int samples) {
   opt.model_name = "small-test";
   opt.weights_description = "seeded: 3";
   opt.calibration_samples = samples;
-  auto dir = fs::temp_directory_path() / ("layoutx_bundle_test_" + std::to_string(::getpid())) / (layout + to_string(p));
+  static const layoutx::test::TempDir root("bundle-test");  // removed at exit
+  auto dir = root.path() / (layout + to_string(p));
   fs::remove_all(dir);
   auto files = write_bundle(g, w, dir.string(), opt);
   return {std::move(g), files, opt};

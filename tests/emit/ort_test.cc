@@ -16,6 +16,7 @@
 #include "model/numerics/weights.h"
 #include "support/error.h"
 #include "tests/emit/small_layers.h"
+#include "tests/temp_dir.h"
 
 namespace layoutx::emit {
 namespace {
@@ -29,7 +30,8 @@ namespace fs = std::filesystem;
   } while (0)
 
 std::string scratch(const std::string& name) {
-  auto d = fs::temp_directory_path() / ("layoutx_emit_test_" + std::to_string(::getpid())) / name;
+  static const layoutx::test::TempDir root("emit-test");  // removed at exit
+  auto d = root.path() / name;
   fs::remove_all(d);
   fs::create_directories(d);
   return d.string();

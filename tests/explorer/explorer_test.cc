@@ -17,6 +17,7 @@
 #include "support/error.h"
 #include "support/paths.h"
 #include "tests/explorer/fake_predictor.h"
+#include "tests/temp_dir.h"
 
 namespace layoutx::explorer {
 namespace {
@@ -168,10 +169,10 @@ TEST_F(ExplorerTest, LayoutFileRoundTrips) {
   EXPECT_EQ(f.layers[3].type, LayerType::kFull);
   EXPECT_EQ(f.layers[3].cache_entries, 4095);
   EXPECT_EQ(f.layers[0].cache_entries, 511);
-  auto path = std::filesystem::temp_directory_path() / "layoutx_layout_test.yaml";
-  write_layout_file(f, path.string());
-  LayoutFile g = read_layout_file(path.string());
-  std::filesystem::remove(path);
+  layoutx::test::TempDir dir("layout-test");
+  const std::string path = dir / "layout.yaml";
+  write_layout_file(f, path);
+  LayoutFile g = read_layout_file(path);
   EXPECT_EQ(g.model, f.model);
   EXPECT_EQ(g.context, 4096);
   EXPECT_EQ(g.precision, Precision::kW4A16);

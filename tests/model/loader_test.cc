@@ -165,7 +165,7 @@ TEST(LoaderErrors, WrongType) {
 
 TEST(LoaderErrors, NegativeWindow) {
   EXPECT_EQ(load_error("negative-window.yaml"),
-            kBad + "negative-window.yaml:12:17: sliding_window: must be an integer in [2, inf], got -3");
+            kBad + "negative-window.yaml:12:17: sliding_window: must be an integer in [2, 1048576], got -3");
 }
 
 TEST(LoaderErrors, RotaryDimsAboveHeadDim) {

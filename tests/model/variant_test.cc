@@ -31,6 +31,11 @@ TEST(Variant, UnknownAxisAndValue) {
   EXPECT_NE(error_of([] { parse_variant("rolling"); }).find("unknown preset 'rolling'"), std::string::npos);
 }
 
+TEST(Variant, RepeatedAxisInAKeyIsAnError) {
+  EXPECT_EQ(error_of([] { parse_variant("returns=window,join=keys,returns=new_entry"); }),
+            "variant key: axis 'returns' is given twice in 'returns=window,join=keys,returns=new_entry'");
+}
+
 TEST(Variant, MeaninglessCombination) {
   auto msg = error_of([] { parse_variant("ring", {"new_score=mul_reducesum"}); });
   EXPECT_NE(msg.find("new_score=mul_reducesum: applies only with join=scores"), std::string::npos) << msg;

@@ -9,13 +9,14 @@
 #include "support/error.h"
 #include "tests/error_message.h"
 #include "tiny_layer.h"
+#include "tests/temp_dir.h"
 
 namespace layoutx::model::numerics {
 namespace {
 
 std::string temp_file(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("layoutx_numerics_" + std::to_string(::getpid()) + "_" + name))
-      .string();
+  static const layoutx::test::TempDir root("numerics-test");  // removed at exit
+  return root / name;
 }
 
 std::string message_of(const std::function<void()>& f) { return testing::error_message(f); }

@@ -1,0 +1,49 @@
+#include "cli/flag_checks.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+
+namespace layoutx::cli {
+
+namespace {
+std::string shown(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+}  // namespace
+
+CLI::Validator integer_in(int64_t lo, int64_t hi) {
+  const std::string range = "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+  return CLI::Validator(
+      [lo, hi, range](std::string& text) -> std::string {
+        const std::string want = "must be an integer in " + range + ", got '" + text + "'";
+        if (text.empty()) return want;
+        errno = 0;
+        char* end = nullptr;
+        const long long v = std::strtoll(text.c_str(), &end, 10);
+        if (end != text.c_str() + text.size()) return want;
+        if (errno == ERANGE || v < lo || v > hi) return want;
+        return "";
+      },
+      "INT in " + range, "integer_in");
+}
+
+CLI::Validator number_in(double lo, double hi) {
+  const std::string range = "[" + shown(lo) + ", " + shown(hi) + "]";
+  return CLI::Validator(
+      [lo, hi, range](std::string& text) -> std::string {
+        const std::string want = "must be a finite number in " + range + ", got '" + text + "'";
+        if (text.empty()) return want;
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (end != text.c_str() + text.size() || !std::isfinite(v) || v < lo || v > hi) return want;
+        return "";
+      },
+      "NUMBER in " + range, "number_in");
+}
+
+}  // namespace layoutx::cli

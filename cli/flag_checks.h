@@ -1,0 +1,16 @@
+// Range checks of numeric flags, run by CLI11 on the flag's text before it is converted, so a
+// value is checked in 64 bits (no wraparound into the int it is stored in) and a NaN or an
+// infinity is refused. Messages read "--ctx: must be an integer in [2, 1048576], got 2147483648".
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+
+namespace layoutx::cli {
+
+// An integer (decimal, optional sign) in [lo, hi].
+CLI::Validator integer_in(int64_t lo, int64_t hi);
+// A finite number in [lo, hi].
+CLI::Validator number_in(double lo, double hi);
+
+}  // namespace layoutx::cli

@@ -1,0 +1,135 @@
+// Reading a layout file back (`layoutx emit --select`), in its own file so that the fuzz
+// target of the reader links without the evaluator.
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+
+#include "explorer/layout_file.h"
+#include "model/limits.h"
+#include "support/error.h"
+#include "support/paths.h"
+#include "support/yaml_reader.h"
+
+namespace layoutx::explorer {
+
+namespace {
+
+// `axes` restates the variant key axis by axis for scripts; an edited file whose axes and key
+// disagree is inconsistent, and neither can be trusted, so it is an error.
+void check_axes(MapReader& entry, const YAML::Node& axes, const model::Variant& v, ErrorList& errors) {
+  if (!axes.IsDefined() || axes.IsNull()) return;
+  MapReader a(entry.file(), axes, entry.key_path("axes"), errors);
+  if (!a.ok()) return;
+  for (const auto& axis : model::axis_names()) {
+    if (v.join == model::Join::kKeys && (axis == "new_score" || axis == "new_value")) {
+      a.allow(axis);
+      continue;
+    }
+    auto got = a.string(axis, true);
+    if (got && *got != model::axis_value(v, axis))
+      a.error(axis, "'" + *got + "' disagrees with variant_key (" + axis + "=" + model::axis_value(v, axis) + ")");
+  }
+  a.finish();
+}
+
+LayoutEntry read_entry(MapReader& r, ErrorList& errors, model::Precision p, bool with_type, model::LayerType type) {
+  LayoutEntry e;
+  e.type = type;
+  if (with_type) {
+    r.integer("index", true, 0, model::limits::kMaxLayers - 1);
+    if (auto t = r.string("type", true)) {
+      try {
+        e.type = model::parse_layer_type(*t, r.at("type") + "type");
+      } catch (const Error& err) {
+        errors.add(err.what());
+      }
+    }
+  }
+  r.allow("preset");
+  YAML::Node axes = r.child("axes", false);
+  if (auto k = r.string("variant_key", true)) {
+    try {
+      e.variant = model::parse_variant(*k);
+      if (e.variant.precision != p) r.error("variant_key", "precision differs from the file's precision");
+      check_axes(r, axes, e.variant, errors);
+    } catch (const Error& err) {
+      r.error("variant_key", err.what());
+    }
+  }
+  if (auto n = r.integer("cache_entries", true, 1, model::limits::kMaxContext)) e.cache_entries = static_cast<int>(*n);
+  if (auto ms = r.number("predicted_ms", true, 0.0)) e.predicted_ms = *ms;
+  if (auto c = r.string("compiles", false)) {
+    if (*c == "yes" || *c == "unknown" || *c == "contested") e.compiles = *c;
+    else r.error("compiles", "must be yes, unknown or contested, got '" + *c + "'");
+  }
+  YAML::Node iv = r.child("interval_ms", false);
+  if (iv.IsDefined() && !iv.IsNull()) {
+    // [low, high] in ms, 0 <= low <= high; checked here (yaml-cpp's as<double> would throw
+    // its own exception on a non-number).
+    double lo = 0, hi = 0;
+    bool ok = iv.IsSequence() && iv.size() == 2 && iv[0].IsScalar() && iv[1].IsScalar() &&
+              YAML::convert<double>::decode(iv[0], lo) && YAML::convert<double>::decode(iv[1], hi) &&
+              lo >= 0 && lo <= hi && std::isfinite(hi);
+    if (ok) {
+      e.low_ms = lo;
+      e.high_ms = hi;
+    } else {
+      r.error("interval_ms", "must be [low, high] with finite numbers 0 <= low <= high (ms)");
+    }
+  }
+  r.finish();
+  return e;
+}
+
+}  // namespace
+
+LayoutFile read_layout_file(const std::string& path) { return read_layout_file_text(read_text_file(path), path); }
+
+LayoutFile read_layout_file_text(const std::string& text, const std::string& path) {
+  YAML::Node root = load_yaml_text(text, path);
+  ErrorList errors;
+  MapReader r(path, root, "", errors);
+  LayoutFile f;
+  if (auto s = r.string("schema", true); s && *s != kLayoutSchema)
+    r.error("schema", "expected " + std::string(kLayoutSchema) + ", got " + *s);
+  f.model = r.string("model", true).value_or("");
+  f.device = r.string("device", true).value_or("");
+  f.calibration_id = r.string("calibration_id", false).value_or("");
+  if (auto p = r.string("precision", true)) {
+    try {
+      f.precision = model::parse_precision(*p);
+    } catch (const Error& e) {
+      r.error("precision", e.what());
+    }
+  }
+  if (auto c = r.integer("context", true, 2, model::limits::kMaxContext)) f.context = static_cast<int>(*c);
+  if (auto s = r.number("step_ms", false, 0.0)) f.step_ms = *s;
+  if (auto s = r.number("whole_step_ms", false, 0.0)) f.whole_step_ms = *s;
+  if (auto s = r.number("tokens_per_s", false, 0.0)) f.tokens_per_s = *s;
+  if (auto s = r.number("lm_head_ms", false, 0.0)) f.lm_head_ms = *s;
+  if (auto s = r.number("lm_head_share", false, 0.0)) f.lm_head_share = *s;
+  f.allow_untested = r.boolean("allow_untested", false).value_or(false);
+  YAML::Node defaults = r.child("defaults", true);
+  if (defaults.IsDefined() && !defaults.IsNull()) {
+    MapReader d(path, defaults, "defaults", errors);
+    for (auto t : {model::LayerType::kSliding, model::LayerType::kFull}) {
+      YAML::Node n = d.child(model::to_string(t), false);
+      if (!n.IsDefined() || n.IsNull()) continue;
+      MapReader er(path, n, std::string("defaults.") + model::to_string(t), errors);
+      f.defaults[t] = read_entry(er, errors, f.precision, false, t);
+    }
+    d.finish();
+  }
+  YAML::Node layers = r.child("layers", true);
+  if (layers.IsDefined() && layers.IsSequence()) {
+    for (size_t i = 0; i < layers.size(); ++i) {
+      MapReader lr(path, layers[i], "layers[" + std::to_string(i) + "]", errors);
+      f.layers.push_back(read_entry(lr, errors, f.precision, true, model::LayerType::kSliding));
+    }
+  }
+  r.finish();
+  errors.throw_if_any();
+  return f;
+}
+
+}  // namespace layoutx::explorer

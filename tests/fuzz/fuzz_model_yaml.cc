@@ -1,0 +1,19 @@
+// libFuzzer target for model::load_model_yaml_text (built by scripts/fuzz with clang++, not by the CMake build).
+// Contract under test: any input either loads or throws layoutx::Error; anything else (another
+// exception, a crash, an ASan report, a hang, an allocation over the RSS limit) is a finding.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "model/model_loader.h"
+#include "support/error.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string text(reinterpret_cast<const char*>(data), size);
+  try {
+    layoutx::model::load_model_yaml_text(text, "fuzz.yaml");
+  } catch (const layoutx::Error&) {
+    // rejected with a message: the expected outcome for bad input
+  }
+  return 0;
+}
