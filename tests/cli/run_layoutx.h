@@ -1,30 +1,21 @@
-// Running the layoutx executable as a user would, for the CLI contract tests.
+// The short form of tests/cli/cli_run.h for tests that only look for text: `layoutx ARGS` in the
+// current folder, its exit status, and stdout followed by stderr in one string.
 #pragma once
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
+#include <filesystem>
 #include <string>
+
+#include "tests/cli/cli_run.h"
 
 namespace layoutx::test {
 
 struct Result {
   int status = -1;
-  std::string out;  // stdout and stderr together
+  std::string out;  // stdout, then stderr
 };
 
 inline Result layoutx(const std::string& args) {
-  std::string cmd = std::string(LAYOUTX_BIN) + " " + args + " 2>&1";
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+  CliResult r = run_layoutx(std::filesystem::current_path(), args);
+  return {r.status, r.out + r.err};
 }
-
-inline bool has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
 
 }  // namespace layoutx::test
