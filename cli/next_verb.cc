@@ -8,6 +8,7 @@
 
 #include "cli/choice_output.h"
 #include "cli/fidelity_options.h"
+#include "cli/flag_checks.h"
 #include "cli/predictor_options.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
@@ -16,6 +17,7 @@
 #include "emit/bundle.h"
 #include "explorer/measurement_plan.h"
 #include "model/builder.h"
+#include "model/limits.h"
 #include "model/model_loader.h"
 #include "model/numerics/weights.h"
 #include "support/atomic_file.h"
@@ -120,7 +122,9 @@ void add_next_verb(CLI::App& app) {
   args->predictor.add_to(*sub);
   args->fidelity.add_to(*sub);
   sub->add_option("--precision", args->precision, "fp16, w8a16 or w4a16")->capture_default_str();
-  sub->add_option("--ctx", args->ctxs, "context length(s) in tokens (repeatable)")->capture_default_str();
+  sub->add_option("--ctx", args->ctxs, "context length(s) in tokens (repeatable)")
+      ->capture_default_str()
+      ->check(integer_in(2, model::limits::kMaxContext));
   sub->add_option("--budget", args->budget, "how many measurements to plan (and bundle with --out)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
