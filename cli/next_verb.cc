@@ -13,6 +13,7 @@
 #include "cli/table.h"
 #include "cli/verbs.h"
 #include "costmodel/htp_predictor.h"
+#include "costmodel/hypotheses.h"
 #include "costmodel/measurements.h"
 #include "emit/bundle.h"
 #include "explorer/measurement_plan.h"
@@ -50,6 +51,25 @@ struct Written {
   std::string ingest;  // what to do with what comes back
 };
 
+// Which of the device's hypotheses a timing would tell apart: the two kept hypotheses whose
+// predictions for the graph differ most, when they differ by more than twice a timing's
+// scatter (PlanOptions::timing_rel_sd); "" otherwise, or when the model has no hypotheses.
+std::string hypotheses_told_apart(const costmodel::Predictor& pr, const PlannedMeasurement& m) {
+  const auto* hp = dynamic_cast<const costmodel::HypothesisPredictor*>(&pr);
+  if (!hp || hp->size() < 2 || m.kind != PlannedMeasurement::Kind::kTiming) return "";
+  const auto each = hp->predict_each(model::build_layer_graph(m.layer, m.variant));
+  auto lo = std::min_element(each.begin(), each.end(), [](const auto& a, const auto& b) {
+    return a.prediction.latency_ms < b.prediction.latency_ms;
+  });
+  auto hi = std::max_element(each.begin(), each.end(), [](const auto& a, const auto& b) {
+    return a.prediction.latency_ms < b.prediction.latency_ms;
+  });
+  const double noise = explorer::PlanOptions{}.timing_rel_sd * m.predicted_ms;
+  if (hi->prediction.latency_ms - lo->prediction.latency_ms <= 2 * noise) return "";
+  return "; tells apart hypotheses " + lo->name + " (" + fmt(lo->prediction.latency_ms) + " ms) and " + hi->name + " (" +
+         fmt(hi->prediction.latency_ms) + " ms)";
+}
+
 // What a measurement settles, in words.
 std::string settles(const PlannedMeasurement& m) {
   if (m.kind == PlannedMeasurement::Kind::kCompileOnly)
@@ -72,7 +92,8 @@ std::string slug(const PlannedMeasurement& m, size_t rank) {
 
 // Writes the top measurements' bundles, plan.yaml and submit_all.sh into `staging`.
 std::vector<Written> write_plan(const fs::path& staging, const std::vector<PlannedMeasurement>& top,
-                                const model::ModelSpec& m, const costmodel::Predictor& pr, uint64_t seed) {
+                                const std::vector<std::string>& told, const model::ModelSpec& m,
+                                const costmodel::Predictor& pr, uint64_t seed) {
   std::vector<Written> done;
   std::ostringstream plan, submit;
   plan << "# layoutx next: the measurements that would most improve the open decisions, most valuable first.\n"
@@ -102,7 +123,7 @@ std::vector<Written> write_plan(const fs::path& staging, const std::vector<Plann
          << "\"\n    layer: " << model::to_string(t.layer.type) << "\n    ctx: " << t.ctx
          << "\n    cache_entries: " << t.layer.cache_entries << "\n    predicted_ms: " << fmt(t.predicted_ms, 6)
          << "\n    value_ms_per_step: " << fmt(t.value_ms, 6) << "\n    p_choice_changes: " << fmt(t.p_choice_changes, 4)
-         << "\n    settles: \"" << settles(t) << "\"\n    bundle: " << w.dir << "\n    submit: \"" << w.submit
+         << "\n    settles: \"" << settles(t) << told[i] << "\"\n    bundle: " << w.dir << "\n    submit: \"" << w.submit
          << "\"\n    ingest: \"" << w.ingest << "\"\n";
     done.push_back(std::move(w));
   }
@@ -156,10 +177,12 @@ void add_next_verb(CLI::App& app) {
       throw Error("--budget: " + std::to_string(args->budget) + " is more than the " + std::to_string(plan.size()) +
                   " candidate measurements of these decisions");
     std::vector<PlannedMeasurement> top(plan.begin(), plan.begin() + args->budget);
+    std::vector<std::string> told;  // per top measurement: the hypotheses it tells apart, if any
+    for (const auto& t : top) told.push_back(hypotheses_told_apart(*predictor, t));
     // 4. The bundles, built in a staging folder and published whole.
     std::vector<Written> written;
     if (folder) {
-      written = write_plan(folder->path(), top, m, *predictor, args->seed);
+      written = write_plan(folder->path(), top, told, m, *predictor, args->seed);
       folder->publish();
     }
     // 5. Print.
@@ -184,7 +207,7 @@ void add_next_verb(CLI::App& app) {
         w.field("predicted_ms", t.predicted_ms);
         w.field("value_ms_per_step", t.value_ms);
         w.field("p_choice_changes", t.p_choice_changes);
-        w.field("settles", settles(t));
+        w.field("settles", settles(t) + told[i]);
         if (i < written.size()) w.field("bundle", (fs::path(args->out) / written[i].dir).string());
         w.end_object();
       }
@@ -203,7 +226,7 @@ void add_next_verb(CLI::App& app) {
     for (size_t i = 0; i < top.size(); ++i)
       t.add({std::to_string(i + 1), to_string(top[i].kind), model::to_string(top[i].layer.type),
              std::to_string(top[i].ctx), short_name(top[i].variant), fmt(top[i].predicted_ms),
-             fmt(top[i].value_ms, 4), fmt(top[i].p_choice_changes, 2), settles(top[i])});
+             fmt(top[i].value_ms, 4), fmt(top[i].p_choice_changes, 2), settles(top[i]) + told[i]});
     t.print(std::cout);
     if (folder) {
       std::cout << "\nwrote " << args->out << "/: plan.yaml, submit_all.sh";

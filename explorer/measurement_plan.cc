@@ -121,6 +121,7 @@ std::vector<PlannedMeasurement> plan_measurements(const costmodel::Predictor& pr
       m.layer = decisions[src].layer;
       m.ctx = decisions[src].ctx;
       m.predicted_ms = L;
+      m.predictive_sd_ms = sd_y;
       std::vector<double> changed_mass(g.z.size(), 0.0);  // 1 where some decision changes
       double best_contribution = -1;
       for (size_t d = 0; d < decisions.size(); ++d) {
@@ -206,8 +207,11 @@ std::vector<PlannedMeasurement> plan_measurements(const costmodel::Predictor& pr
       plan[it->second].graphs_sharing = static_cast<int>(graphs[question].size());
     }
 
+  // Values within 1e-6 ms per step are a tie (the grid's own resolution is far coarser).
   std::stable_sort(plan.begin(), plan.end(), [](const PlannedMeasurement& x, const PlannedMeasurement& y) {
-    if (x.value_ms != y.value_ms) return x.value_ms > y.value_ms;
+    if (std::abs(x.value_ms - y.value_ms) > 1e-6) return x.value_ms > y.value_ms;
+    if (std::abs(x.p_choice_changes - y.p_choice_changes) > 1e-6) return x.p_choice_changes > y.p_choice_changes;
+    if (x.predictive_sd_ms != y.predictive_sd_ms) return x.predictive_sd_ms > y.predictive_sd_ms;
     return x.kind < y.kind;
   });
   return plan;

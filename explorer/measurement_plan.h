@@ -59,6 +59,7 @@ struct PlannedMeasurement {
   double predicted_ms = 0;   // the cost model's current figure for it
   double value_ms = 0;       // expected reduction of the step latency (ms per step, summed over decisions)
   double p_choice_changes = 0;  // probability that some decision changes after it
+  double predictive_sd_ms = 0;  // timing: sd of what the device would show (model + scatter)
   // What it settles. A timing: the decision it is most likely to change (its label, the current
   // choice and the alternative it most often changes to, with that probability). A compile-only
   // check: the legality question (the form and its outcome), which every listed graph shares.
@@ -70,8 +71,9 @@ struct PlannedMeasurement {
 };
 const char* to_string(PlannedMeasurement::Kind k);  // "timing" / "compile-only"
 
-// Every candidate measurement of the decisions, most valuable first (ties: timings before
-// compile checks, then by key). Timings are of candidates known to compile (compiles: yes);
+// Every candidate measurement of the decisions, most valuable first (ties, e.g. when no decision
+// can change: the more likely to change one, then the less predictable timing, then timings
+// before compile checks). Timings are of candidates known to compile (compiles: yes);
 // compile-only checks of the untested candidates that would be faster. Throws Error when the
 // predictor has no linear belief.
 std::vector<PlannedMeasurement> plan_measurements(const costmodel::Predictor& predictor,
