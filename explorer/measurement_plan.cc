@@ -42,7 +42,6 @@ const NormalGrid& grid() {
 
 // One graph a decision looks at: its latency, design row and identity.
 struct Arm {
-  std::string key;  // shape key + variant key: one graph
   double latency_ms = 0;
   const std::vector<double>* row = nullptr;
   model::Variant variant;
@@ -94,8 +93,7 @@ std::vector<PlannedMeasurement> plan_measurements(const costmodel::Predictor& pr
   for (size_t d = 0; d < decisions.size(); ++d)
     for (const auto& k : decisions[d].choice.candidates)
       if (known_good(k) && k.eval.prediction.design_row.size() == belief.n)
-        arms[d].push_back({graph_key(decisions[d].layer, k.eval.variant), k.eval.prediction.latency_ms,
-                           &k.eval.prediction.design_row, k.eval.variant});
+        arms[d].push_back({k.eval.prediction.latency_ms, &k.eval.prediction.design_row, k.eval.variant});
 
   std::vector<PlannedMeasurement> plan;
   const NormalGrid& g = grid();
