@@ -284,7 +284,7 @@ void add_emit_verb(CLI::App& app) {
   a->layer.add_to(*sub, model::limits::kMaxTensorContext);  // emit writes the tensors
   sub->add_option("--out", a->out, "output directory")->required();
   sub->add_option("--select", a->select, "a layout file (layoutx select): emit every layer type's chosen variant");
-  sub->add_option("--seed", a->seed, "seed of the generated weights and calibration inputs")->capture_default_str();
+  add_seed_option(*sub, a->seed, "the generated weights and calibration inputs");
   sub->add_option("--weights", a->weights, "a safetensors checkpoint to take the layer's weights from");
   sub->add_option("--weight-map", a->weight_map, "tensor-name map (default configs/models/<model>.weights.yaml)");
   sub->add_option("--layer-index", a->layer_index, "which layer of the checkpoint (default: the first of the type)")

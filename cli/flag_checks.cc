@@ -46,4 +46,10 @@ CLI::Validator number_in(double lo, double hi) {
       "NUMBER in " + range, "number_in");
 }
 
+CLI::Option* add_seed_option(CLI::App& app, uint64_t& seed, const std::string& what) {
+  return app.add_option("--seed", seed, "seed of " + what)
+      ->capture_default_str()
+      ->check(integer_in(0, std::numeric_limits<int64_t>::max()));
+}
+
 }  // namespace layoutx::cli

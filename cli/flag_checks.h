@@ -5,6 +5,8 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <limits>
+#include <string>
 
 namespace layoutx::cli {
 
@@ -12,5 +14,9 @@ namespace layoutx::cli {
 CLI::Validator integer_in(int64_t lo, int64_t hi);
 // A finite number in [lo, hi].
 CLI::Validator number_in(double lo, double hi);
+
+// The --seed flag of the verbs that generate weights or inputs: a non-negative integer (a
+// negative one would wrap around into the unsigned seed).
+CLI::Option* add_seed_option(CLI::App& app, uint64_t& seed, const std::string& what);
 
 }  // namespace layoutx::cli

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/layer_options.h"
+#include "cli/flag_checks.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
 #include "db/ingest.h"
@@ -111,7 +112,7 @@ void add_measure_verb(CLI::App& app) {
   sub->add_option("--runs", a->run.runs, "timed runs")->capture_default_str()->check(CLI::Range(1, 100000));
   sub->add_option("--warmup", a->run.warmup, "untimed runs first")->capture_default_str()->check(CLI::Range(0, 100000));
   sub->add_option("--threads", a->run.threads, "ONNX Runtime intra-op threads")->capture_default_str()->check(CLI::Range(1, 256));
-  sub->add_option("--seed", a->seed, "seed of the weights and inputs")->capture_default_str();
+  add_seed_option(*sub, a->seed, "the weights and inputs");
   sub->add_flag("--no-ingest", a->no_ingest, "leave the database alone (files only)");
   sub->add_flag("--json", a->json, "print one JSON document");
   sub->add_flag("--loop", a->loop,

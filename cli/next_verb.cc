@@ -150,7 +150,7 @@ void add_next_verb(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
   sub->add_option("--out", args->out, "write the top measurements' job bundles, plan.yaml and submit_all.sh here (a new or empty folder)");
-  sub->add_option("--seed", args->seed, "seed of the bundles' weights and calibration inputs")->capture_default_str();
+  add_seed_option(*sub, args->seed, "the bundles' weights and calibration inputs");
   sub->add_flag("--json", args->json, "print one JSON document");
   sub->callback([args] {
     // 1. The question, and the output folder checked before any work.

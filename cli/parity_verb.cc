@@ -103,7 +103,7 @@ void add_parity_verb(CLI::App& app) {
   sub->add_option("--steps", args->steps, "tokens in the history")
       ->capture_default_str()
       ->check(integer_in(1, model::limits::kMaxParitySteps));
-  sub->add_option("--seed", args->seed, "seed of the weights and the token inputs")->capture_default_str();
+  add_seed_option(*sub, args->seed, "the weights and the token inputs");
   sub->add_option("--dtype", args->dtype, "arithmetic of the executor: float32 or float64")->capture_default_str();
   sub->add_flag("--exact", args->exact, "do not simulate the precision (f16 rounding, quantization): graph function only");
   sub->add_option("--weights", args->weights, "a checkpoint .safetensors to take the layer's weights from");

@@ -252,6 +252,12 @@ TEST(Contract, FidelityFlagsAreRangeChecked) {
   expect_refused({"parity --min-snr nan", "--min-snr: must be a finite number in [0, 1000], got 'nan'"});
 }
 
+TEST(Contract, SeedsDoNotWrapAround) {
+  // A negative seed used to wrap silently into the unsigned seed.
+  for (const char* verb : {"parity", "emit --out {dir}/out", "measure --out {dir}/out", "next --out {dir}/out"})
+    expect_refused({std::string(verb) + " --seed -1", "--seed: must be an integer in [0, 9223372036854775807], got '-1'"});
+}
+
 TEST(Contract, StepLayoutPrecisionMustAgreeWithPrecision) {
   expect_refused({"step --layout sliding=returns=window,join=keys,softmax=fused,gelu=erf,precision=fp16",
                   "names precision=fp16 but --precision is w4a16; drop precision from the key or pass --precision fp16"});
