@@ -3,11 +3,13 @@
 // A file already ingested (same SHA-256) is skipped and said so; a malformed file is rejected
 // with file:line and leaves the database untouched; the other files still go in, and the verb
 // then fails (exit 2) naming every rejected file.
+#include <filesystem>
 #include <iostream>
 
 #include "cli/table.h"
 #include "cli/verbs.h"
 #include "db/ingest.h"
+#include "db/dialect.h"
 #include "db/schema.h"
 #include "support/error.h"
 #include "support/json_writer.h"
@@ -47,7 +49,10 @@ void add_ingest_verb(CLI::App& app) {
     db::IngestContext ctx = args->context;
     if (args->ctx > 0) ctx.ctx = args->ctx;
     if (args->format != "auto") ctx.format = db::parse_format(args->format);
-    // 2. Open (create, migrate) the database.
+    // 2. Open (create, migrate) the database; a SQLite file this run creates is removed again
+    //    when no file goes in (a typo in a file name must not leave an empty database behind).
+    const std::string target = args->db.empty() ? db::default_db_path() : args->db;
+    const bool created = !db::is_postgres_target(target) && !std::filesystem::exists(target);
     auto conn = db::open_database(args->db);
     // 3. Each file in its own transaction; a bad file is reported and the others go on.
     std::vector<db::IngestResult> done;
@@ -59,11 +64,16 @@ void add_ingest_verb(CLI::App& app) {
         rejected.add(e.what());
       }
     }
+    if (created && done.empty()) {
+      conn.reset();
+      std::error_code ec;
+      for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(target + suffix, ec);
+    }
     // 4. Print what went in and what was skipped.
     if (args->json) {
       JsonWriter w(std::cout);
       w.begin_object();
-      w.field("database", conn->path());
+      w.field("database", conn ? conn->path() : target);
       w.key("files").begin_array();
       for (const auto& r : done) {
         w.begin_object();
@@ -95,7 +105,7 @@ void add_ingest_verb(CLI::App& app) {
         if (r.compiles) std::cout << ", " << r.compiles << " compile outcomes";
         std::cout << "\n";
       }
-      std::cout << "database " << conn->path() << "\n";
+      std::cout << "database " << (conn ? conn->path() : target + " (not created: nothing went in)") << "\n";
     }
     // 5. Any rejected file makes the verb fail (exit 2) with every message.
     rejected.throw_if_any();

@@ -252,6 +252,10 @@ TEST(Contract, FidelityFlagsAreRangeChecked) {
   expect_refused({"parity --min-snr nan", "--min-snr: must be a finite number in [0, 1000], got 'nan'"});
 }
 
+TEST(Contract, AnIngestThatTakesNothingLeavesNoNewDatabase) {
+  expect_refused({"ingest {dir}/nope.csv --db {dir}/new.db", "nope.csv: cannot open file"});
+}
+
 TEST(Contract, SeedsDoNotWrapAround) {
   // A negative seed used to wrap silently into the unsigned seed.
   for (const char* verb : {"parity", "emit --out {dir}/out", "measure --out {dir}/out", "next --out {dir}/out"})
