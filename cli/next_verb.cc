@@ -82,7 +82,7 @@ std::string settles(const PlannedMeasurement& m) {
 }
 
 std::string slug(const PlannedMeasurement& m, size_t rank) {
-  char n[8];
+  char n[24];
   std::snprintf(n, sizeof n, "%02zu", rank + 1);
   std::string name = short_name(m.variant);
   for (char& c : name)

@@ -40,9 +40,7 @@ Prediction HtpPredictor::price(const LayerFeatures& lf) const {
     p.latency_ms += p.ops.back().ms;
   }
   row.setZero();
-  add_layer_design_row(device_, LayerFeatures{.precision = lf.precision, .graphs = lf.graphs, .spill_bytes = lf.spill_bytes,
-                                              .stall_weight_bytes = lf.stall_weight_bytes},
-                       row);
+  add_graph_design_row(device_, lf, row);
   const double graph_ms = row.dot(calibration_.theta) / 1e3;
   if (graph_ms != 0) {
     p.ops.push_back({"graph", "Graph", "graph", graph_ms});
@@ -86,9 +84,9 @@ std::optional<CoefficientBelief> HtpPredictor::belief() const {
   CoefficientBelief b;
   const auto n = calibration_.theta.size();
   b.mean.assign(calibration_.theta.data(), calibration_.theta.data() + n);
-  b.covariance.assign(static_cast<size_t>(n), std::vector<double>(static_cast<size_t>(n)));
-  for (Eigen::Index i = 0; i < n; ++i)
-    for (Eigen::Index j = 0; j < n; ++j) b.covariance[i][j] = calibration_.covariance(i, j);
+  b.covariance.resize(static_cast<size_t>(n * n));
+  Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(b.covariance.data(), n, n) =
+      calibration_.covariance;
   b.noise_rel_sd = calibration_.model_rel_sd;
   return b;
 }
@@ -119,7 +117,7 @@ std::unique_ptr<HtpPredictor> load_default_predictor(std::ostream& log) {
     const std::string hash = data_hash(records, device);
     if (!cal.data_hash.empty() && cal.data_hash != hash)
       log << "layoutx: " << cal_path << ": data hash " << cal.data_hash << " does not match the measurements and priors ("
-          << hash << "); refitting in memory (run `layoutx calibrate` to save)\n";
+          << hash << "); refitting in memory (run `layoutx calibrate --update-shipped` to save)\n";
     if (cal.data_hash != hash) cal = calibrate(records, device, {kDefaultMeasurements}).calibration;
   }
   return std::make_unique<HtpPredictor>(std::move(device), std::move(cal), load_rules(config_path(kDefaultRules)));

@@ -326,13 +326,14 @@ std::optional<CoefficientBelief> HypothesisPredictor::belief() const {
   CoefficientBelief b;
   const size_t n = offset_.back();
   b.mean.assign(n, 0.0);
-  b.covariance.assign(n, std::vector<double>(n, 0.0));
+  b.covariance.assign(n * n, 0.0);
   for (size_t h = 0; h < members_.size(); ++h) {
     const Calibration& c = members_[h]->calibration();
     const double w = weights_[h];
     for (Eigen::Index i = 0; i < c.theta.size(); ++i) {
       b.mean[offset_[h] + i] = w * c.theta[i];
-      for (Eigen::Index j = 0; j < c.theta.size(); ++j) b.covariance[offset_[h] + i][offset_[h] + j] = w * w * c.covariance(i, j);
+      for (Eigen::Index j = 0; j < c.theta.size(); ++j)
+        b.covariance[(offset_[h] + i) * n + offset_[h] + j] = w * w * c.covariance(i, j);
     }
     b.noise_rel_sd += w * c.model_rel_sd;
   }
@@ -465,7 +466,7 @@ std::unique_ptr<HypothesisPredictor> load_default_hypothesis_predictor(std::ostr
     }
     return std::make_unique<HypothesisPredictor>(std::move(names), std::move(weights), std::move(members));
   } catch (const Error& e) {
-    log << "layoutx: hypothesis calibration unusable (" << e.what() << "); refitting in memory (run `layoutx calibrate` to save)\n";
+    log << "layoutx: hypothesis calibration unusable (" << e.what() << "); refitting in memory (run `layoutx calibrate --update-shipped` to save)\n";
   }
   std::vector<MeasurementRecord> records = load_measurements_text(data_bytes, data_path);
   return make_predictor(fit_hypotheses(records, device, {kDefaultMeasurements}), device);

@@ -70,8 +70,7 @@ LayerFeatures featurize_layer(const model::LayerGraph& g, const DeviceSpec& devi
   return f;
 }
 
-void add_layer_design_row(const DeviceSpec& device, const LayerFeatures& f, Eigen::VectorXd& row) {
-  for (const OpFeatures& of : f.op_features) add_design_row(device, of, row);
+void add_graph_design_row(const DeviceSpec& device, const LayerFeatures& f, Eigen::VectorXd& row) {
   auto put = [&](Term t, double value) {
     const int i = device.graph_index(t, f.precision);
     if (i >= 0) row[i] += value;
@@ -79,6 +78,11 @@ void add_layer_design_row(const DeviceSpec& device, const LayerFeatures& f, Eige
   put(Term::kGraph, f.graphs);
   put(Term::kSpill, f.spill_bytes / 1e6);
   put(Term::kStall, f.stall_weight_bytes / 1e6);
+}
+
+void add_layer_design_row(const DeviceSpec& device, const LayerFeatures& f, Eigen::VectorXd& row) {
+  for (const OpFeatures& of : f.op_features) add_design_row(device, of, row);
+  add_graph_design_row(device, f, row);
 }
 
 Eigen::VectorXd layer_design_row(const DeviceSpec& device, const LayerFeatures& f) {

@@ -30,6 +30,8 @@ struct LayerFeatures {
 // Lowers `g`, featurizes its ops and computes the graph-level features under device.structure.
 LayerFeatures featurize_layer(const model::LayerGraph& g, const DeviceSpec& device);
 
+// The graph-level terms alone (one execute, VTCM spill, weight-stream stall).
+void add_graph_design_row(const DeviceSpec& device, const LayerFeatures& f, Eigen::VectorXd& row);
 // The layer's design row (sized to device.coefficients): its ops' rows plus the graph terms.
 void add_layer_design_row(const DeviceSpec& device, const LayerFeatures& f, Eigen::VectorXd& row);
 Eigen::VectorXd layer_design_row(const DeviceSpec& device, const LayerFeatures& f);

@@ -51,7 +51,7 @@ struct Prediction {
 // is taken to scatter around the model with sd noise_rel_sd * L (the calibration's model error).
 struct CoefficientBelief {
   std::vector<double> mean;
-  std::vector<std::vector<double>> covariance;  // row-major, mean.size() square
+  std::vector<double> covariance;  // mean.size() x mean.size(), row-major
   double noise_rel_sd = 0.0;
 };
 

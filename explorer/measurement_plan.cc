@@ -85,7 +85,7 @@ std::vector<PlannedMeasurement> plan_measurements(const costmodel::Predictor& pr
   belief.n = b->mean.size();
   belief.mean = b->mean;
   belief.model_rel_sd = b->noise_rel_sd;
-  for (const auto& r : b->covariance) belief.cov.insert(belief.cov.end(), r.begin(), r.end());
+  belief.cov = b->covariance;
   if (belief.cov.size() != belief.n * belief.n) throw Error("next: the belief's covariance is not square");
 
   // 1. The arms of each decision: its candidates known to compile.

@@ -40,6 +40,14 @@ bool write_all(int fd, std::string_view data) {
   return true;
 }
 
+// The mode a new file or folder gets from `full` (0666, 0777) under the process umask: mkstemp and
+// mkdtemp create 0600 / 0700, but a published output should look like any other output.
+mode_t umasked(mode_t full) {
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  return full & ~mask;
+}
+
 }  // namespace
 
 void check_file_target(const fs::path& target) {
@@ -97,10 +105,7 @@ void write_file_atomically(const fs::path& target, std::string_view contents) {
     throw Error(target.string() + ": " + what + " (" + describe_errno(e) + ")");
   };
   if (!write_all(fd, contents)) fail("write failed");
-  // mkstemp creates 0600; a written output should carry the usual umask-derived mode.
-  mode_t mask = ::umask(0);
-  ::umask(mask);
-  if (::fchmod(fd, 0666 & ~mask) != 0) fail("cannot set file mode");
+  if (::fchmod(fd, umasked(0666)) != 0) fail("cannot set file mode");
   if (::fsync(fd) != 0) fail("fsync failed");
   if (::close(fd) != 0) {
     int e = errno;
@@ -139,10 +144,7 @@ StagedFolder::~StagedFolder() {
 void StagedFolder::publish() {
   std::error_code ec;
   if (fs::exists(target_, ec)) fs::remove(target_, ec);  // an empty folder (checked when staged)
-  // mkdtemp makes the folder 0700; a published output folder takes the usual umask-derived mode.
-  mode_t mask = ::umask(0);
-  ::umask(mask);
-  ::chmod(staging_.c_str(), 0777 & ~mask);
+  ::chmod(staging_.c_str(), umasked(0777));
   if (::rename(staging_.c_str(), target_.c_str()) != 0)
     throw Error(target_.string() + ": cannot publish the folder (" + describe_errno(errno) + ")");
   published_ = true;

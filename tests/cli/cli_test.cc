@@ -5,10 +5,10 @@
 #include <filesystem>
 #include <initializer_list>
 #include <string>
-#include <cstdlib>
 #include <unistd.h>
 
 #include "tests/cli/run_layoutx.h"
+#include "tests/temp_dir.h"
 
 namespace {
 
@@ -60,9 +60,8 @@ TEST(Cli, W4a16ChoosesKnownGoodLayoutsAndListsTheContestedScoreJoin) {
 }
 
 TEST(Cli, NextRanksMeasurementsAndWritesTheirBundlesWhole) {
-  char tmpl[] = "/tmp/layoutx-next-XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl), nullptr);
-  const std::string dir = std::string(tmpl) + "/plan";
+  layoutx::test::TempDir tmp("next");
+  const std::string dir = tmp / "plan";
   const std::string tiny = std::string("--model ") + LAYOUTX_TEST_DIR + "/fixtures/numerics/tiny-model.yaml --ctx 64 --no-fidelity";
   Result r = layoutx("next " + tiny + " --budget 2 --out " + dir);
   EXPECT_EQ(r.status, 0) << r.out;
@@ -86,7 +85,6 @@ TEST(Cli, NextRanksMeasurementsAndWritesTheirBundlesWhole) {
     EXPECT_EQ(b.status, 2) << c.args << "\n" << b.out;
     EXPECT_TRUE(has(b.out, c.message)) << c.args << "\n" << b.out;
   }
-  std::system(("rm -rf " + std::string(tmpl)).c_str());
 }
 
 TEST(Cli, BadInputExitsTwoWithAMessage) {

@@ -6,11 +6,13 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <memory>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "tests/cli/run_layoutx.h"
+#include "tests/temp_dir.h"
 
 namespace {
 
@@ -29,12 +31,11 @@ std::string bytes(const std::filesystem::path& path) {
 class DbLoop : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string t = (std::filesystem::temp_directory_path() / "layoutx_db_loop_XXXXXX").string();
-    ASSERT_NE(mkdtemp(t.data()), nullptr);
-    dir_ = t;
+    tmp_ = std::make_unique<layoutx::test::TempDir>("db-loop");
+    dir_ = tmp_->path();
     db_ = (dir_ / "x.db").string();
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::unique_ptr<layoutx::test::TempDir> tmp_;
 
   // The shipped measurements (and optionally more files) in the database.
   void ingest_shipped(const std::string& more = "") {

@@ -33,7 +33,9 @@ TEST(DecisionLoop, EveryStrategyStartsFromTheSameTruthAndAnswersThroughTheDataba
     EXPECT_EQ(a.measurements == 0, b.measurements == 0) << seed;
     // One line per measurement, then the verdict. (A run can stay wrong: when the truth's best is
     // a few percent faster, inside what the model can resolve, select keeps the fewer changes.)
-    if (a.converged) EXPECT_EQ(static_cast<int>(a.log.size()), a.measurements + 1) << seed;
+    if (a.converged) {
+      EXPECT_EQ(static_cast<int>(a.log.size()), a.measurements + 1) << seed;
+    }
     converged += a.converged;
   }
   EXPECT_GE(converged, 3);

@@ -96,7 +96,9 @@ TEST_F(ExplorerTest, UntestedCandidatesDoNotWinButAreListedWithTheirSaving) {
     EXPECT_NE(u.settle.find("records disagree"), std::string::npos) << u.settle;
   }
   EXPECT_LE(c.untested.size(), 3u);
-  if (c.runner_up) EXPECT_EQ(c.runner_up->eval.prediction.legality.compiles, costmodel::Compiles::kYes);
+  if (c.runner_up) {
+    EXPECT_EQ(c.runner_up->eval.prediction.legality.compiles, costmodel::Compiles::kYes);
+  }
 
   SelectionPolicy allow;
   allow.allow_untested = true;

@@ -37,7 +37,7 @@ struct TwoArms {
   Decision d;
   TwoArms(double var0, double var1, double rel) {
     pr.b.mean = {1000.0, 500.0};  // us per unit
-    pr.b.covariance = {{var0, 0.0}, {0.0, var1}};
+    pr.b.covariance = {var0, 0.0, 0.0, var1};
     pr.b.noise_rel_sd = rel;
     model::ModelSpec m = model::load_model("spark-x2.5-1.7b");
     d.ctx = 4096;
