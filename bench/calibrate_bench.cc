@@ -10,7 +10,7 @@
 
 #include "costmodel/calibration.h"
 #include "costmodel/device_spec.h"
-#include "costmodel/htp_predictor.h"
+#include "costmodel/op_level_predictor.h"
 #include "costmodel/repeated_timings.h"
 #include "db/costmodel_records.h"
 #include "db/ingest.h"

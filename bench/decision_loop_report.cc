@@ -10,7 +10,7 @@
 #include <map>
 #include <string>
 
-#include "costmodel/htp_predictor.h"
+#include "costmodel/op_level_predictor.h"
 #include "explorer/decision_loop.h"
 #include "model/model_loader.h"
 #include "support/error.h"

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "bench/process_loop.h"
-#include "costmodel/htp_predictor.h"
+#include "costmodel/op_level_predictor.h"
 #include "costmodel/hypotheses.h"
 #include "explorer/composition.h"
 #include "explorer/design_space.h"

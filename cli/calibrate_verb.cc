@@ -12,7 +12,7 @@
 #include "costmodel/calibration_report.h"
 #include "costmodel/hypotheses.h"
 #include "costmodel/device_spec.h"
-#include "costmodel/htp_predictor.h"
+#include "costmodel/op_level_predictor.h"
 #include "costmodel/measurements.h"
 #include "db/calibration_records.h"
 #include "costmodel/repeated_timings.h"

@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "costmodel/calibration.h"
-#include "costmodel/htp_predictor.h"
+#include "costmodel/op_level_predictor.h"
 #include "costmodel/hypotheses.h"
 #include "db/stored_calibration.h"
 #include "support/error.h"
@@ -14,7 +14,7 @@ namespace layoutx::cli {
 namespace {
 
 std::unique_ptr<costmodel::Predictor> predictor_with(costmodel::DeviceSpec dev, costmodel::Calibration cal) {
-  return std::make_unique<costmodel::HtpPredictor>(std::move(dev), std::move(cal),
+  return std::make_unique<costmodel::OpLevelPredictor>(std::move(dev), std::move(cal),
                                                    costmodel::load_rules(config_path(costmodel::kDefaultRules)));
 }
 

@@ -12,7 +12,7 @@
 #include "cli/predictor_options.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
-#include "costmodel/htp_predictor.h"
+#include "costmodel/op_level_predictor.h"
 #include "costmodel/hypotheses.h"
 #include "costmodel/measurements.h"
 #include "emit/bundle.h"

@@ -177,7 +177,7 @@ HypothesisSet fit_hypotheses(const std::vector<MeasurementRecord>& records, cons
 }
 
 HypothesisPredictor::HypothesisPredictor(std::vector<std::string> names, std::vector<double> weights,
-                                         std::vector<std::unique_ptr<HtpPredictor>> members)
+                                         std::vector<std::unique_ptr<OpLevelPredictor>> members)
     : names_(std::move(names)), weights_(std::move(weights)), members_(std::move(members)) {
   if (members_.empty() || members_.size() != weights_.size() || names_.size() != weights_.size())
     throw Error("hypotheses: need one name and weight per calibrated hypothesis");
@@ -364,14 +364,14 @@ std::unique_ptr<HypothesisPredictor> make_predictor(const HypothesisSet& set, co
   RuleSet rules = load_rules(config_path(kDefaultRules));
   std::vector<std::string> names;
   std::vector<double> weights;
-  std::vector<std::unique_ptr<HtpPredictor>> members;
+  std::vector<std::unique_ptr<OpLevelPredictor>> members;
   std::vector<double> all;
   for (const HypothesisFit& f : set.fits) all.push_back(f.weight);
   for (size_t h : kept_hypotheses(all, mass)) {
     const HypothesisFit& f = set.fits[h];
     names.push_back(f.spec.name);
     weights.push_back(f.weight);
-    members.push_back(std::make_unique<HtpPredictor>(f.device, f.report.calibration, rules));
+    members.push_back(std::make_unique<OpLevelPredictor>(f.device, f.report.calibration, rules));
   }
   return std::make_unique<HypothesisPredictor>(std::move(names), std::move(weights), std::move(members));
 }
@@ -444,7 +444,7 @@ std::unique_ptr<HypothesisPredictor> load_default_hypothesis_predictor(std::ostr
     RuleSet rules = load_rules(config_path(kDefaultRules));
     std::vector<std::string> names;
     std::vector<double> weights;
-    std::vector<std::unique_ptr<HtpPredictor>> members;
+    std::vector<std::unique_ptr<OpLevelPredictor>> members;
     std::vector<double> all;
     for (size_t h = 0; h < list.size(); ++h) {
       MapReader m(index_path, list[h], "hypotheses[" + std::to_string(h) + "]", errors);
@@ -462,7 +462,7 @@ std::unique_ptr<HypothesisPredictor> load_default_hypothesis_predictor(std::ostr
       Calibration c = load_calibration(member_file(index_path, device.hypotheses[h].name), d);
       names.push_back(device.hypotheses[h].name);
       weights.push_back(all[h]);
-      members.push_back(std::make_unique<HtpPredictor>(std::move(d), std::move(c), rules));
+      members.push_back(std::make_unique<OpLevelPredictor>(std::move(d), std::move(c), rules));
     }
     return std::make_unique<HypothesisPredictor>(std::move(names), std::move(weights), std::move(members));
   } catch (const Error& e) {

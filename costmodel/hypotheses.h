@@ -25,7 +25,7 @@
 
 #include "costmodel/calibration.h"
 #include "costmodel/device_spec.h"
-#include "costmodel/htp_predictor.h"
+#include "costmodel/op_level_predictor.h"
 #include "costmodel/measurements.h"
 #include "costmodel/predictor.h"
 
@@ -82,14 +82,14 @@ struct HypothesisFigure {
   Prediction prediction;
 };
 
-// The combined predictor: every hypothesis's calibrated HtpPredictor, mixed by weight. The
+// The combined predictor: every hypothesis's calibrated OpLevelPredictor, mixed by weight. The
 // interval is the mixture's (within-hypothesis uncertainty + the spread between hypotheses);
 // the difference of two predictions likewise (so hypotheses that disagree on the sign of a
 // difference widen it). Prediction::design_row is the hypotheses' rows concatenated.
 class HypothesisPredictor : public Predictor {
  public:
   HypothesisPredictor(std::vector<std::string> names, std::vector<double> weights,
-                      std::vector<std::unique_ptr<HtpPredictor>> members);
+                      std::vector<std::unique_ptr<OpLevelPredictor>> members);
   Prediction predict(const model::LayerGraph& graph) const override;
   std::vector<HypothesisFigure> predict_each(const model::LayerGraph& graph) const;
   std::string device() const override { return members_.front()->device(); }
@@ -105,14 +105,14 @@ class HypothesisPredictor : public Predictor {
   double latency_from_row(const std::vector<double>& row) const;
   const std::vector<std::string>& names() const { return names_; }
   const std::vector<double>& weights() const { return weights_; }
-  const HtpPredictor& member(size_t h) const { return *members_[h]; }
+  const OpLevelPredictor& member(size_t h) const { return *members_[h]; }
   size_t size() const { return members_.size(); }
 
  private:
   Prediction combine(std::vector<Prediction>& each, const std::vector<double>& weights) const;
   std::vector<std::string> names_;
   std::vector<double> weights_;
-  std::vector<std::unique_ptr<HtpPredictor>> members_;
+  std::vector<std::unique_ptr<OpLevelPredictor>> members_;
   std::vector<size_t> offset_;  // where member h's row starts in the concatenated row
   Eigen::VectorXd weighted_theta_;  // w_h theta_h / 1e3, concatenated: latency = row . this
   // twin_[h]: the first member with the same fitted calibration as h (h itself if none): for a

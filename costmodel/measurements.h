@@ -34,7 +34,7 @@ struct MeasurementRecord {
 const char* to_string(MeasurementRecord::Kind k);
 
 // The graph a record was measured on. Model specs are cached by name (not thread-safe: the
-// calibration runs on one thread; HtpPredictor::predict does not use this).
+// calibration runs on one thread; OpLevelPredictor::predict does not use this).
 model::LayerGraph build_graph(const MeasurementRecord& r);
 // Identity of that graph: model, layer type, cache entries and the variant key. Two records
 // with the same key were measured on the same graph.

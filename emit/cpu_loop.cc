@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "costmodel/htp_predictor.h"
+#include "costmodel/op_level_predictor.h"
 #include "costmodel/legality.h"
 #include "db/ingest.h"
 #include "db/profile.h"
@@ -107,7 +107,7 @@ LoopReport run_cpu_loop(const std::string& model_arg, const model::ModelSpec& mo
   if (cal.empty()) throw Error("cpu loop: no point is in the calibration subset");
   rep.fit = costmodel::calibrate(cal, device, {"layoutx measure --loop"});
   // 5. Predict every point; score the held-out ones. Legality is the HTP's concern: no rules.
-  costmodel::HtpPredictor predictor(device, rep.fit.calibration, costmodel::RuleSet{});
+  costmodel::OpLevelPredictor predictor(device, rep.fit.calibration, costmodel::RuleSet{});
   for (auto& row : rep.rows) {
     auto g = model::build_layer_graph(model.layer(row.point.type, row.point.ctx), row.point.variant);
     auto pr = predictor.predict(g);

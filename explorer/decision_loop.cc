@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "costmodel/calibration.h"
-#include "costmodel/htp_predictor.h"
+#include "costmodel/op_level_predictor.h"
 #include "costmodel/repeated_timings.h"
 #include "db/costmodel_records.h"
 #include "db/ingest.h"
@@ -57,14 +57,14 @@ std::string form_of(const std::string& reason) { return reason.substr(0, reason.
 
 // A predictor whose coefficients are the truth's: its rows are the device spec's, so its
 // latencies are the true ones; its legality is the shipped rules' (the open questions).
-std::unique_ptr<costmodel::HtpPredictor> truth_predictor(const LoopSetup& s, const Truth& t) {
+std::unique_ptr<costmodel::OpLevelPredictor> truth_predictor(const LoopSetup& s, const Truth& t) {
   costmodel::Calibration c;
   c.device = s.device.name;
   c.id = "truth";
   for (const auto& k : s.device.coefficients) c.names.push_back(k.name);
   c.theta = t.theta;
   c.covariance = Eigen::MatrixXd::Zero(t.theta.size(), t.theta.size());
-  return std::make_unique<costmodel::HtpPredictor>(s.device, c, s.rules);
+  return std::make_unique<costmodel::OpLevelPredictor>(s.device, c, s.rules);
 }
 
 // The truth's hidden outcome of one open legality question: a fair coin, fixed by the seed and
@@ -136,7 +136,7 @@ LoopRun run_loop(const LoopSetup& s, uint64_t seed, Strategy strategy) {
     // 3. Recalibrate on everything measured so far; re-select.
     const auto records = costmodel::combine_repeated_timings(seed_records, db::costmodel_timings(*db, s.device.name, {}));
     costmodel::Calibration cal = costmodel::calibrate(records, s.device).calibration;
-    costmodel::HtpPredictor predictor(s.device, cal, rules);
+    costmodel::OpLevelPredictor predictor(s.device, cal, rules);
     Evaluator ev(predictor);
     SelectionPolicy policy;
     // Right within what one timing can resolve: the device's scatter, or the minimum gain.

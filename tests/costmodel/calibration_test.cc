@@ -10,7 +10,7 @@
 #include "costmodel/calibration.h"
 #include "costmodel/cost_model.h"
 #include "costmodel/features.h"
-#include "costmodel/htp_predictor.h"
+#include "costmodel/op_level_predictor.h"
 #include "costmodel/layer_features.h"
 #include "costmodel/lowering.h"
 #include "costmodel/nnls.h"
@@ -189,11 +189,11 @@ class Predicts : public ::testing::Test {
       if (o.name == op) return o.ms / p.latency_ms;
     return -1;
   }
-  static HtpPredictor* p_;
+  static OpLevelPredictor* p_;
   static std::string* log_;
   static model::ModelSpec* spec_;
 };
-HtpPredictor* Predicts::p_ = nullptr;
+OpLevelPredictor* Predicts::p_ = nullptr;
 std::string* Predicts::log_ = nullptr;
 model::ModelSpec* Predicts::spec_ = nullptr;
 

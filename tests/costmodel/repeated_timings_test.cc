@@ -8,7 +8,7 @@
 
 #include "costmodel/calibration.h"
 #include "costmodel/device_spec.h"
-#include "costmodel/htp_predictor.h"
+#include "costmodel/op_level_predictor.h"
 #include "support/paths.h"
 
 namespace layoutx::costmodel {

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "costmodel/htp_predictor.h"
+#include "costmodel/op_level_predictor.h"
 #include "explorer/decision_loop.h"
 #include "model/model_loader.h"
 #include "support/paths.h"

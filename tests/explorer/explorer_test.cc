@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "costmodel/htp_predictor.h"
+#include "costmodel/op_level_predictor.h"
 #include "costmodel/hypotheses.h"
 #include "costmodel/measurements.h"
 #include "explorer/composition.h"

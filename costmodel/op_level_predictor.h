@@ -1,5 +1,7 @@
-// The calibrated HTP predictor: lower the graph, price each op with the calibration's
-// coefficients, sum, attach the interval, the roofline floor and the converter legality.
+// The op-level predictor: a calibrated per-op cost model over a device spec. Lower the graph,
+// price each op with the calibration's coefficients, sum, attach the interval, the roofline
+// floor and the converter legality. Nothing in it is HTP-specific: the device YAML says what the
+// hardware is (the HTP of galaxy-s25, or the CPU that ONNX Runtime runs on).
 #pragma once
 #include <iosfwd>
 #include <memory>
@@ -13,9 +15,9 @@
 
 namespace layoutx::costmodel {
 
-class HtpPredictor : public Predictor {
+class OpLevelPredictor : public Predictor {
  public:
-  HtpPredictor(DeviceSpec device, Calibration calibration, RuleSet rules)
+  OpLevelPredictor(DeviceSpec device, Calibration calibration, RuleSet rules)
       : device_(std::move(device)), calibration_(std::move(calibration)), rules_(std::move(rules)) {}
 
   Prediction predict(const model::LayerGraph& graph) const override;
@@ -57,6 +59,6 @@ inline constexpr const char* kDefaultRules = "rules/qnn-htp.yaml";
 // The predictor every verb uses: device galaxy-s25 with its saved calibration and the QNN HTP
 // rules. If the saved calibration is missing, unreadable, or its data hash does not match the
 // shipped measurements and device priors, refits in memory and says so on `log`.
-std::unique_ptr<HtpPredictor> load_default_predictor(std::ostream& log);
+std::unique_ptr<OpLevelPredictor> load_default_predictor(std::ostream& log);
 
 }  // namespace layoutx::costmodel

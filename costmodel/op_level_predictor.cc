@@ -1,4 +1,4 @@
-#include "costmodel/htp_predictor.h"
+#include "costmodel/op_level_predictor.h"
 
 #include <cmath>
 #include <ostream>
@@ -13,7 +13,7 @@
 
 namespace layoutx::costmodel {
 
-Prediction HtpPredictor::predict(const model::LayerGraph& graph) const {
+Prediction OpLevelPredictor::predict(const model::LayerGraph& graph) const {
   // 1. Lower to HTP ops and featurize them (and the graph-level features).
   const LayerFeatures lf = featurize_layer(graph, device_);
   Prediction p = price(lf);
@@ -23,7 +23,7 @@ Prediction HtpPredictor::predict(const model::LayerGraph& graph) const {
   return p;
 }
 
-Prediction HtpPredictor::price(const LayerFeatures& lf) const {
+Prediction OpLevelPredictor::price(const LayerFeatures& lf) const {
   Prediction p;
   const std::vector<LoweredOp>& ops = lf.ops;
   const std::vector<OpFeatures>& fs = lf.op_features;
@@ -56,7 +56,7 @@ Prediction HtpPredictor::price(const LayerFeatures& lf) const {
   return p;
 }
 
-double HtpPredictor::floor_ms(const model::LayerGraph& graph) const {
+double OpLevelPredictor::floor_ms(const model::LayerGraph& graph) const {
   // Roofline floor: the bytes that must cross DRAM each token (every weight once, the
   // boundary inputs read, the boundary outputs written) at peak bandwidth.
   model::GraphTotals t = model::totals(graph, model::analyze(graph));
@@ -64,11 +64,11 @@ double HtpPredictor::floor_ms(const model::LayerGraph& graph) const {
   return floor_bytes / device_.dram_bytes_per_us() / 1e3;
 }
 
-Legality HtpPredictor::legality(const model::LayerGraph& graph) const {
+Legality OpLevelPredictor::legality(const model::LayerGraph& graph) const {
   return check_legality(rules_, graph, lower(graph));
 }
 
-double HtpPredictor::difference_half_width_ms(const Prediction& a, const Prediction& b) const {
+double OpLevelPredictor::difference_half_width_ms(const Prediction& a, const Prediction& b) const {
   const auto n = calibration_.theta.size();
   if (a.design_row.size() != static_cast<size_t>(n) || b.design_row.size() != static_cast<size_t>(n))
     return Predictor::difference_half_width_ms(a, b);
@@ -80,7 +80,7 @@ double HtpPredictor::difference_half_width_ms(const Prediction& a, const Predict
   return calibration_.z * std::sqrt(coef_var_ms2 + model_sd_ms * model_sd_ms);
 }
 
-std::optional<CoefficientBelief> HtpPredictor::belief() const {
+std::optional<CoefficientBelief> OpLevelPredictor::belief() const {
   CoefficientBelief b;
   const auto n = calibration_.theta.size();
   b.mean.assign(calibration_.theta.data(), calibration_.theta.data() + n);
@@ -91,11 +91,11 @@ std::optional<CoefficientBelief> HtpPredictor::belief() const {
   return b;
 }
 
-double HtpPredictor::latency_from_row(const std::vector<double>& row) const {
+double OpLevelPredictor::latency_from_row(const std::vector<double>& row) const {
   return Eigen::Map<const Eigen::VectorXd>(row.data(), static_cast<Eigen::Index>(row.size())).dot(calibration_.theta) / 1e3;
 }
 
-std::unique_ptr<HtpPredictor> load_default_predictor(std::ostream& log) {
+std::unique_ptr<OpLevelPredictor> load_default_predictor(std::ostream& log) {
   DeviceSpec device = load_device_named(kDefaultDevice);
   const std::string data_path = config_path(kDefaultMeasurements);
   const std::string cal_path = config_path(kDefaultCalibration);
@@ -120,7 +120,7 @@ std::unique_ptr<HtpPredictor> load_default_predictor(std::ostream& log) {
           << hash << "); refitting in memory (run `layoutx calibrate --update-shipped` to save)\n";
     if (cal.data_hash != hash) cal = calibrate(records, device, {kDefaultMeasurements}).calibration;
   }
-  return std::make_unique<HtpPredictor>(std::move(device), std::move(cal), load_rules(config_path(kDefaultRules)));
+  return std::make_unique<OpLevelPredictor>(std::move(device), std::move(cal), load_rules(config_path(kDefaultRules)));
 }
 
 }  // namespace layoutx::costmodel
