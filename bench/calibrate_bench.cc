@@ -52,7 +52,7 @@ std::string build_database(int64_t rows, const std::vector<cm::MeasurementRecord
     ins.bind(1, run).bind(2, dev).bind(3, model_ids[g]).bind(4, variant_ids[g])
         .bind(5, layoutx::model::to_string(r.layer)).bind(6, r.context)
         .bind(7, r.cache_entries > 0 ? std::optional<int64_t>(r.cache_entries) : std::nullopt)
-        .bind(8, layoutx::model::to_string(r.variant.precision)).bind(9, r.ms * (1.0 + 0.02 * u));
+        .bind(8, layoutx::model::to_string(r.variant.precision())).bind(9, r.ms * (1.0 + 0.02 * u));
     ins.run();
   }
   tx.commit();

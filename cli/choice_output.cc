@@ -2,6 +2,7 @@
 
 #include "cli/table.h"
 #include "explorer/design_space.h"
+#include "model/design_space.h"
 
 namespace layoutx::cli {
 
@@ -50,24 +51,7 @@ Policies same_policy(const explorer::SelectionPolicy& policy) {
   return {{model::LayerType::kSliding, policy}, {model::LayerType::kFull, policy}};
 }
 
-std::string short_name(const model::Variant& v) {
-  if (!v.preset().empty()) return v.preset();
-  std::string best;
-  int best_changes = 99;
-  for (const auto& p : model::preset_names()) {
-    model::Variant base = model::preset(p, v.precision);
-    int n = explorer::axis_changes(base, v);
-    if (n < best_changes) {
-      best_changes = n;
-      best = p;
-    }
-  }
-  model::Variant base = model::preset(best, v.precision);
-  std::string s = best;
-  for (const auto& a : model::axis_names())
-    if (a != "precision" && model::axis_value(base, a) != model::axis_value(v, a)) s += "+" + a + "=" + model::axis_value(v, a);
-  return s;
-}
+std::string short_name(const model::Variant& v) { return model::design_space().display_name(v); }
 
 namespace {
 std::string interval(const costmodel::Prediction& p) { return "[" + fmt(p.low_ms) + ", " + fmt(p.high_ms) + "]"; }
@@ -107,12 +91,9 @@ void print_comparison_line(std::ostream& out, const explorer::Comparison& c) {
       << "   all-roll " << fmt(c.all_roll.ms) << " ms (" << fmt(c.all_roll.ms / c.step.ms, 2) << "x)\n";
 }
 
-void write_variant_axes_json(JsonWriter& w, const model::Variant& v) {
+void write_variant_axes_json(JsonWriter& w, const model::Variant& v, std::optional<model::AxisScope> scope) {
   w.key("axes").begin_object();
-  for (const auto& a : model::axis_names()) {
-    if (v.join == model::Join::kKeys && (a == "new_score" || a == "new_value")) continue;
-    w.field(a, model::axis_value(v, a));
-  }
+  for (const auto& [axis, value] : model::design_space().spelled(v, scope ? &*scope : nullptr)) w.field(axis, value);
   w.end_object();
 }
 

@@ -1,12 +1,14 @@
 // Printing selections and step comparisons (tables and JSON), shared by select and whatif.
 #pragma once
 #include <map>
+#include <optional>
 #include <ostream>
 #include <vector>
 
 #include "explorer/composition.h"
 #include "explorer/selection.h"
 #include "explorer/whole_step.h"
+#include "model/design_space.h"
 #include "support/json_writer.h"
 
 namespace layoutx::cli {
@@ -40,7 +42,8 @@ model::Precision head_precision_or(const std::string& flag, model::Precision lay
 void print_choices_table(std::ostream& out, const ContextAnswer& a);
 void print_comparison_line(std::ostream& out, const explorer::Comparison& c);
 void write_choice_json(JsonWriter& w, const explorer::Choice& c);
-void write_variant_axes_json(JsonWriter& w, const model::Variant& v);
+// "axes": every axis that applies to v (and to the model, when its scope is given), with its value.
+void write_variant_axes_json(JsonWriter& w, const model::Variant& v, std::optional<model::AxisScope> scope = std::nullopt);
 void write_comparison_json(JsonWriter& w, const explorer::Comparison& c);
 
 }  // namespace layoutx::cli

@@ -15,6 +15,7 @@
 #include "emit/bundle.h"
 #include "emit/ort_runner.h"
 #include "emit/validate.h"
+#include "explorer/design_space.h"
 #include "explorer/layout_file.h"
 #include "model/builder.h"
 #include "model/model_loader.h"
@@ -182,36 +183,6 @@ void print(const std::vector<Emitted>& done, bool json) {
   }
 }
 
-// Every meaningful variant at `precision`: the axis combinations Variant::validate accepts.
-std::vector<model::Variant> every_variant(model::Precision precision) {
-  std::vector<std::vector<std::string>> combos = {{}};
-  for (const auto& axis : model::axis_names()) {
-    if (axis == "precision") continue;
-    std::vector<std::vector<std::string>> next;
-    for (const auto& c : combos)
-      for (const auto& v : model::axis_values(axis)) {
-        auto d = c;
-        d.push_back(axis + "=" + v);
-        next.push_back(std::move(d));
-      }
-    combos = std::move(next);
-  }
-  std::vector<model::Variant> out;
-  for (auto sets : combos) {
-    sets.push_back(std::string("precision=") + model::to_string(precision));
-    model::Variant v;
-    try {
-      v = model::parse_variant("roll", sets);
-    } catch (const Error&) {
-      continue;  // e.g. new_score set while join is keys
-    }
-    bool seen = false;
-    for (const auto& u : out) seen = seen || u.key() == v.key();
-    if (!seen) out.push_back(v);
-  }
-  return out;
-}
-
 // --sweep: every meaningful variant of the layer type emitted, checked, run in ORT over
 // --validate steps and compared with the executor; one row each and the worst SNR.
 void sweep(const EmitArgs& a) {
@@ -224,7 +195,7 @@ void sweep(const EmitArgs& a) {
     emit::Validation val;
   };
   std::vector<Row> rows;
-  for (const auto& v : every_variant(r.variant.precision)) {
+  for (const auto& v : explorer::meaningful_variants(r.variant.precision(), model::AxisScope(r.layer))) {
     // 1. Build, emit (checker + shape inference inside), run in ORT, compare.
     auto g = model::build_layer_graph(r.layer, v);
     const auto scratch = fs::path(a.out) / "sweep";

@@ -2,6 +2,7 @@
 // and the layer's boundary traffic; as a table, --json, or Graphviz --dot.
 #include <iostream>
 
+#include "cli/choice_output.h"
 #include "cli/layer_options.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
@@ -41,7 +42,7 @@ void write_layer_spec_json(JsonWriter& w, const model::LayerGraph& g) {
   w.field("rms_eps", L.rms_eps);
   w.field("activation", model::to_string(L.activation));
   w.field("head_gate", L.head_gate);
-  w.field("mask_value", model::numerics::default_mask_value(g.variant.precision));  // unwritten cache slot
+  w.field("mask_value", model::numerics::default_mask_value(g.variant.precision()));  // unwritten cache slot
   w.end_object();
 }
 
@@ -54,7 +55,8 @@ void print_json(const model::LayerGraph& g, const std::vector<model::OpStats>& s
   w.field("ctx", g.layer.context);
   w.field("cache_entries", g.layer.cache_entries);
   w.field("rotary_dims", g.layer.rope.rotary_dims);
-  w.field("precision", model::to_string(g.variant.precision));
+  w.field("precision", model::to_string(g.variant.precision()));
+  write_variant_axes_json(w, g.variant, model::AxisScope(g.layer));
   write_layer_spec_json(w, g);
   w.key("ops").begin_array();
   for (auto v : g.topological_order()) {

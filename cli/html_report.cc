@@ -25,7 +25,7 @@ std::string fixed(double v, int digits) {
 
 std::string label(const std::string& key) {
   model::Variant v = model::parse_variant(key);
-  return short_name(v) + "/" + model::to_string(v.precision);
+  return short_name(v) + "/" + model::to_string(v.precision());
 }
 
 std::string key_title(const db::MeasurementKey& k) {

@@ -36,7 +36,7 @@ explorer::Assignment parse_assignment(const model::ModelSpec& m, model::Precisio
                                       const std::vector<std::string>& layouts, const std::vector<std::string>& sets) {
   explorer::Assignment a;
   for (auto t : {model::LayerType::kSliding, model::LayerType::kFull})
-    if (m.count(t)) a[t] = explorer::incumbent(t, p);
+    if (m.count(t)) a[t] = explorer::incumbent(t, p, model::AxisScope(m));
   // Tokens split on commas; a token "sliding=..." or "full=..." starts an entry, others continue
   // the previous entry's variant key.
   std::vector<std::pair<std::string, std::string>> entries;
@@ -68,15 +68,15 @@ explorer::Assignment parse_assignment(const model::ModelSpec& m, model::Precisio
     } catch (const Error& e) {
       throw Error("--layout " + type + "=" + layout + ": " + e.what());
     }
-    if (layout.find("precision=") != std::string::npos) same_precision("--layout " + type + "=" + layout, a[t].precision);
+    if (layout.find("precision=") != std::string::npos) same_precision("--layout " + type + "=" + layout, a[t].precision());
   }
   for (const auto& s : sets) {
     TypedSet ts = parse_typed_set(m, s);
     a[ts.type].set(ts.axis, ts.value);
-    if (ts.axis == "precision") same_precision("--set " + s, a[ts.type].precision);
+    if (ts.axis == "precision") same_precision("--set " + s, a[ts.type].precision());
   }
   for (auto& [t, v] : a) {
-    v.precision = p;
+    v.set(p);
     try {
       v.validate();
     } catch (const Error& e) {

@@ -35,7 +35,7 @@ void print_json(const model::LayerGraph& g, const costmodel::Prediction& p, bool
   w.field("preset", g.variant.preset());
   w.field("layer", model::to_string(g.layer.type));
   w.field("ctx", g.layer.context);
-  w.field("precision", model::to_string(g.variant.precision));
+  w.field("precision", model::to_string(g.variant.precision()));
   w.field("latency_ms", p.latency_ms);
   w.key("interval_ms").value(std::vector<double>{p.low_ms, p.high_ms});
   w.field("floor_ms", p.floor_ms);

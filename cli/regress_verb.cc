@@ -14,6 +14,7 @@
 #include "db/regress.h"
 #include "db/schema.h"
 #include "model/builder.h"
+#include "model/design_space.h"
 #include "model/model_loader.h"
 #include "support/error.h"
 #include "support/json_writer.h"
@@ -37,24 +38,7 @@ struct RegressArgs {
 // "roll/fp16", "score-join+gelu=tanh/fp16".
 std::string variant_label(const std::string& key) {
   model::Variant v = model::parse_variant(key);
-  std::string best;
-  size_t best_diff = SIZE_MAX;
-  for (const auto& name : model::preset_names()) {
-    model::Variant p = model::preset(name, v.precision);
-    std::string diff;
-    size_t n = 0;
-    for (const auto& axis : model::axis_names()) {
-      if (axis == "precision" || model::axis_value(p, axis) == model::axis_value(v, axis)) continue;
-      if (v.join == model::Join::kKeys && (axis == "new_score" || axis == "new_value")) continue;
-      diff += "+" + axis + "=" + model::axis_value(v, axis);
-      ++n;
-    }
-    if (n < best_diff) {
-      best_diff = n;
-      best = name + diff;
-    }
-  }
-  return best + "/" + model::to_string(v.precision);
+  return model::design_space().display_name(v) + "/" + model::to_string(v.precision());
 }
 
 std::string short_key(const db::MeasurementKey& k) {

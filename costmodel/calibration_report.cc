@@ -58,7 +58,7 @@ void mix_held_out(const HypothesisSet& set, bool group, std::vector<double>& mea
 // (every record but the second export's: join=scores), predict the second export's timings.
 ReplayReport replay(const HypothesisSet& set, const std::vector<MeasurementRecord>& records) {
   ReplayReport r;
-  auto second = [](const MeasurementRecord& m) { return m.variant.join == model::Join::kScores; };
+  auto second = [](const MeasurementRecord& m) { return m.variant.join() == model::Join::kScores; };
   std::vector<MeasurementRecord> first;
   for (const auto& m : records)
     if (!second(m)) first.push_back(m);
@@ -121,17 +121,17 @@ ReplayReport replay(const HypothesisSet& set, const std::vector<MeasurementRecor
     const MeasurementRecord& b = records[i];
     int a = -1;
     std::string what;
-    if (b.variant.gelu == model::GeluForm::kTanh) {
+    if (b.variant.gelu() == model::GeluForm::kTanh) {
       a = find([&](const MeasurementRecord& m) {
         model::Variant v = b.variant;
-        v.gelu = model::GeluForm::kErf;
+        v.set(model::GeluForm::kErf);
         return m.layer == b.layer && m.context == b.context && m.variant == v;
       });
       what = "gelu erf -> tanh";
     } else {
       a = find([&](const MeasurementRecord& m) {
-        return m.layer == b.layer && m.context == b.context && m.variant.join == model::Join::kKeys &&
-               m.variant.precision == b.variant.precision;
+        return m.layer == b.layer && m.context == b.context && m.variant.join() == model::Join::kKeys &&
+               m.variant.precision() == b.variant.precision();
       });
       what = "roll -> score-join";
     }

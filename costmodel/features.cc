@@ -26,7 +26,7 @@ int64_t tiled_bytes(const model::Shape& shape, model::DType dtype, int channel_p
 OpFeatures features(const model::LayerGraph& g, const LoweredOp& op, int channel_pad, const Structure& s) {
   OpFeatures f;
   f.op_class = op.op_class;
-  f.precision = g.variant.precision;
+  f.precision = g.variant.precision();
   f.count = 1;
   for (model::Vertex v : op.vertices) {
     const model::OpNode& n = g.op(v);

@@ -32,7 +32,7 @@ std::vector<size_t> timing_indices(const std::vector<MeasurementRecord>& records
 // The twins' group: a quantized graph's w8a16 and w4a16 builds share it; fp16 is its own.
 std::string twin_key(const MeasurementRecord& r) {
   MeasurementRecord q = r;
-  if (q.variant.precision == model::Precision::kW4A16) q.variant.precision = model::Precision::kW8A16;
+  if (q.variant.precision() == model::Precision::kW4A16) q.variant.set(model::Precision::kW8A16);
   return graph_key(q);
 }
 
@@ -265,8 +265,8 @@ namespace {
 // hypotheses that differ only there share one featurization. Exact: featurize_layer reads the
 // switches only where they apply.
 Structure effective_structure(Structure s, const model::LayerGraph& g) {
-  if (g.variant.precision != model::Precision::kW4A16) s.w4_weights = W4Weights::kPacked;
-  if (g.variant.softmax == model::SoftmaxForm::kFused) s.fuse_explicit_softmax = false;
+  if (g.variant.precision() != model::Precision::kW4A16) s.w4_weights = W4Weights::kPacked;
+  if (g.variant.softmax() == model::SoftmaxForm::kFused) s.fuse_explicit_softmax = false;
   return s;
 }
 

@@ -35,7 +35,7 @@ void fuse_explicit_softmax(std::vector<LoweredOp>& ops) {
 LayerFeatures featurize_layer(const model::LayerGraph& g, const DeviceSpec& device) {
   const Structure& s = device.structure;
   LayerFeatures f;
-  f.precision = g.variant.precision;
+  f.precision = g.variant.precision();
   f.ops = lower(g);
   if (s.fuse_explicit_softmax) fuse_explicit_softmax(f.ops);
   f.op_features.reserve(f.ops.size());

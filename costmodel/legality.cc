@@ -247,7 +247,7 @@ std::optional<model::Vertex> first_match(const FormMatch& m, const model::LayerG
 }  // namespace
 
 Legality check_legality(const RuleSet& rules, const model::LayerGraph& g, const std::vector<LoweredOp>& ops) {
-  const model::Precision p = g.variant.precision;
+  const model::Precision p = g.variant.precision();
   const std::string at_p = std::string(" at ") + model::to_string(p);
   static const std::vector<Record> kNone;
   auto records_at = [&](const std::map<model::Precision, std::vector<Record>>& m) -> const std::vector<Record>& {

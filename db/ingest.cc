@@ -24,12 +24,12 @@ bool ends_with(const std::string& s, std::string_view suf) {
 std::string context_variant_key(const IngestContext& ctx, const std::string& name) {
   if (ctx.variant.empty()) throw Error(name + ": this format profiles one graph: give --variant KEY|PRESET");
   model::Variant v = model::parse_variant(ctx.variant);
-  if (!ctx.precision.empty()) v.precision = model::parse_precision(ctx.precision);
+  if (!ctx.precision.empty()) v.set(model::parse_precision(ctx.precision));
   v.validate();
   return v.key();
 }
 
-std::string precision_of_key(const std::string& key) { return model::to_string(model::parse_variant(key).precision); }
+std::string precision_of_key(const std::string& key) { return model::to_string(model::parse_variant(key).precision()); }
 
 }  // namespace
 
@@ -79,7 +79,7 @@ int64_t model_id(Connection& c, const std::string& name) {
 int64_t variant_id(Connection& c, const std::string& key) {
   model::Variant v = model::parse_variant(key);
   c.prepare("INSERT INTO variants (key, preset, precision) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING")
-      .bind(1, v.key()).bind(2, v.preset()).bind(3, model::to_string(v.precision)).run();
+      .bind(1, v.key()).bind(2, v.preset()).bind(3, model::to_string(v.precision())).run();
   auto q = c.prepare("SELECT id FROM variants WHERE key = ?1");
   q.bind(1, v.key()).step();
   return q.int64(0);

@@ -63,7 +63,7 @@ Profile parse_measurement_csv(std::string_view text, const std::string& name) {
     r.ctx = static_cast<int>(ctx);
     try {
       model::Variant v = model::parse_variant(f[col["variant"]]);
-      v.precision = model::parse_precision(f[col["precision"]]);
+      v.set(model::parse_precision(f[col["precision"]]));
       r.variant_key = v.key();
     } catch (const Error& e) {
       throw Error(at(ln) + e.what());

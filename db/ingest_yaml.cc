@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "db/profile.h"
+#include "model/design_space.h"
 #include "model/variant.h"
 #include "support/yaml_reader.h"
 
@@ -15,8 +16,11 @@ namespace layoutx::db {
 
 namespace {
 
-const std::vector<std::string>& variant_axes() {
-  static const std::vector<std::string> a = {"returns", "join", "softmax", "new_score", "new_value", "gelu"};
+// The layout axes of the design-space table (precision is read on its own below).
+std::vector<std::string> variant_axes() {
+  std::vector<std::string> a;
+  for (const auto& axis : model::design_space().axes())
+    if (axis.layout_choice) a.push_back(axis.name);
   return a;
 }
 
@@ -41,7 +45,7 @@ model::Variant read_variant(MapReader& r, std::string& selector, bool& has_preci
   auto read_precision = [&](MapReader& m) {
     if (auto p = m.string("precision", false)) {
       try {
-        v.precision = model::parse_precision(*p);
+        v.set(model::parse_precision(*p));
         has_precision = true;
       } catch (const Error& e) {
         m.error("precision", e.what());
@@ -59,7 +63,7 @@ model::Variant read_variant(MapReader& r, std::string& selector, bool& has_preci
       m.finish();
     }
   }
-  if (has_precision) selector += std::string(selector.empty() ? "" : ",") + "precision=" + model::to_string(v.precision);
+  if (has_precision) selector += std::string(selector.empty() ? "" : ",") + "precision=" + model::to_string(v.precision());
   return v;
 }
 

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "model/design_space.h"
 #include "model/variant.h"
 #include "support/error.h"
 
@@ -11,24 +12,8 @@ namespace layoutx::db {
 
 std::vector<std::string> all_variant_keys() {
   std::set<std::string> keys;
-  const auto& axes = model::axis_names();
-  std::function<void(size_t, model::Variant)> walk = [&](size_t i, model::Variant v) {
-    if (i == axes.size()) {
-      try {
-        v.validate();
-        keys.insert(v.key());
-      } catch (const Error&) {
-        // a meaningless combination (e.g. new_score set while join is keys): not in the space
-      }
-      return;
-    }
-    for (const auto& value : model::axis_values(axes[i])) {
-      model::Variant w = v;
-      w.set(axes[i], value);
-      walk(i + 1, w);
-    }
-  };
-  walk(0, model::Variant{});
+  for (const auto& p : model::axis_values("precision"))
+    for (const auto& v : model::design_space().variants(model::parse_variant("roll", {"precision=" + p}))) keys.insert(v.key());
   return {keys.begin(), keys.end()};
 }
 
@@ -78,9 +63,9 @@ std::vector<DeviceModelReport> report(Connection& c, const std::string& device, 
         if (measured.count({key, layer})) ++r.space_measured;
       }
       for (const auto& preset : model::preset_names())
-        for (auto p : {model::Precision::kFp16, model::Precision::kW8A16, model::Precision::kW4A16}) {
-          CoverageCell cell{layer, preset, model::to_string(p), 0};
-          auto it = measured.find({model::preset(preset, p).key(), layer});
+        for (const auto& p : model::axis_values("precision")) {
+          CoverageCell cell{layer, preset, p, 0};
+          auto it = measured.find({model::parse_variant(preset, {"precision=" + p}).key(), layer});
           if (it != measured.end()) cell.measurements = it->second;
           r.presets.push_back(cell);
         }

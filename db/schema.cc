@@ -6,6 +6,7 @@
 #include <vector>
 #include <unistd.h>
 
+#include "model/variant.h"
 #include "support/error.h"
 
 namespace layoutx::db {
@@ -131,9 +132,32 @@ UPDATE measurement_runs SET boundary = CASE format
 UPDATE schema_version SET version = 2;
 )sql";
 
+// v2 -> v3: variant keys leave out the axes at their default (model/design_space.h), so a key
+// survives a new axis. Every stored key is parsed (a v2 key spells every axis; the parser takes
+// any subset) and written back in the new form; the mapping is one-to-one, so UNIQUE holds.
+void migrate_v2_to_v3(Connection& c) {
+  std::vector<std::pair<int64_t, std::string>> rekeyed;
+  auto q = c.prepare("SELECT id, key FROM variants ORDER BY id");
+  while (q.step()) {
+    const std::string old_key = q.text(1);
+    std::string new_key;
+    try {
+      new_key = model::parse_variant(old_key).key();
+    } catch (const Error& e) {
+      throw Error("variants row " + std::to_string(q.int64(0)) + ": stored key '" + old_key + "' no longer parses: " + e.what());
+    }
+    if (new_key != old_key) rekeyed.emplace_back(q.int64(0), new_key);
+  }
+  for (const auto& [id, key] : rekeyed) c.prepare("UPDATE variants SET key = ?1 WHERE id = ?2").bind(1, key).bind(2, id).run();
+  c.exec("UPDATE schema_version SET version = 3");
+}
+
 // migrations[i] takes version i+1 to i+2.
-const std::vector<const std::string*>& migrations() {
-  static const std::vector<const std::string*> m = {&kMigrateV1ToV2};
+const std::vector<std::function<void(Connection&)>>& migrations() {
+  static const std::vector<std::function<void(Connection&)>> m = {
+      [](Connection& c) { c.exec(kMigrateV1ToV2); },
+      migrate_v2_to_v3,
+  };
   return m;
 }
 
@@ -197,7 +221,7 @@ std::unique_ptr<Connection> open_read_write(const std::string& path, Connection:
     c->exec(kSchemaV1);
     v = 1;
   }
-  for (; v < kSchemaVersion; ++v) c->exec(*migrations()[static_cast<size_t>(v - 1)]);
+  for (; v < kSchemaVersion; ++v) migrations()[static_cast<size_t>(v - 1)](*c);
   tx.commit();
   return c;
 }

@@ -10,6 +10,7 @@
 #include "emit/onnx_writer.h"
 #include "emit/tensor_files.h"
 #include "emit/weights.h"
+#include "model/design_space.h"
 #include "model/numerics/fidelity.h"
 #include "support/atomic_file.h"
 #include "support/error.h"
@@ -193,9 +194,8 @@ echo "next: @INGEST@"
 }  // namespace
 
 std::string bundle_name(const model::LayerGraph& g) {
-  const std::string p = g.variant.preset();
-  return std::string(model::to_string(g.layer.type)) + "_" + (p.empty() ? "custom" : p) + "_" +
-         model::to_string(g.variant.precision);
+  return std::string(model::to_string(g.layer.type)) + "_" + model::design_space().file_name(g.variant) + "_" +
+         model::to_string(g.variant.precision());
 }
 
 std::string ingest_command(const model::LayerGraph& g, const BundleOptions& opt, const std::string& profile_file) {
@@ -259,7 +259,7 @@ BundleFiles write_bundle(const model::LayerGraph& g, const model::numerics::Laye
   y << YAML::Key << "cache_entries" << YAML::Value << g.layer.cache_entries;
   y << YAML::Key << "variant_key" << YAML::Value << g.variant.key();
   y << YAML::Key << "preset" << YAML::Value << (g.variant.preset().empty() ? "~" : g.variant.preset());
-  y << YAML::Key << "precision" << YAML::Value << model::to_string(g.variant.precision);
+  y << YAML::Key << "precision" << YAML::Value << model::to_string(g.variant.precision());
   y << YAML::Key << "device" << YAML::Value << opt.device;
   y << YAML::Key << "aihub_device" << YAML::Value << opt.aihub_device;
   y << YAML::Key << "db_device" << YAML::Value << opt.db_device;
@@ -267,8 +267,8 @@ BundleFiles write_bundle(const model::LayerGraph& g, const model::numerics::Laye
   y << YAML::Key << "opset" << YAML::Value << m.opset_import(0).version();
   y << YAML::Key << "emitted_dtype" << YAML::Value << "float32";
   y << YAML::Key << "quantization" << YAML::Value;
-  if (model::is_quantized(g.variant.precision)) {
-    y << YAML::BeginMap << YAML::Key << "weights" << YAML::Value << ("int" + std::to_string(model::weight_bits(g.variant.precision)))
+  if (model::is_quantized(g.variant.precision())) {
+    y << YAML::BeginMap << YAML::Key << "weights" << YAML::Value << ("int" + std::to_string(model::weight_bits(g.variant.precision())))
       << YAML::Key << "activations" << YAML::Value << "int16" << YAML::Key << "by" << YAML::Value
       << "the device toolchain (AI Hub quantize job or qnn-onnx-converter) from calibration/" << YAML::EndMap;
   } else {
@@ -308,7 +308,7 @@ BundleFiles write_bundle(const model::LayerGraph& g, const model::numerics::Laye
       {"NAME", name},
       {"DEVICE", opt.device},
       {"AIHUB_DEVICE", opt.aihub_device},
-      {"PRECISION", model::to_string(g.variant.precision)},
+      {"PRECISION", model::to_string(g.variant.precision())},
       {"VARIANT_KEY", g.variant.key()},
       {"INPUT_SPECS", input_specs},
       {"CALIBRATION", calibration},

@@ -18,7 +18,7 @@ LayerRuntime::LayerRuntime(const model::LayerGraph& g, float masked) : g_(g), ma
 }
 
 int64_t LayerRuntime::max_steps() const {
-  if (g_.variant.returns == KvReturn::kNewEntry && g_.layer.type == LayerType::kFull)
+  if (g_.variant.returns() == KvReturn::kNewEntry && g_.layer.type == LayerType::kFull)
     return g_.layer.cache_entries + 1;
   return INT64_MAX;
 }
@@ -73,7 +73,7 @@ void LayerRuntime::absorb(const TensorMap& outputs) {
                   ", expected " + model::to_string(want));
     return it->second;
   };
-  if (g_.variant.returns == KvReturn::kWindow) {
+  if (g_.variant.returns() == KvReturn::kWindow) {
     // Roll: the returned window is the next cache; slots fill from the newest (last) end.
     k_cache_ = get("k_out", {kv, D, N});
     v_cache_ = get("v_out", {kv, N, D});

@@ -11,7 +11,7 @@ using model::LayerType;
 using model::Role;
 
 std::string meaning(Role role, const model::LayerGraph& g) {
-  const bool window = g.variant.returns == KvReturn::kWindow;
+  const bool window = g.variant.returns() == KvReturn::kWindow;
   const bool sliding = g.layer.type == LayerType::kSliding;
   const std::string N = std::to_string(g.layer.cache_entries);
   switch (role) {

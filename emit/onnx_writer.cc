@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 
+#include "model/design_space.h"
 #include "support/atomic_file.h"
 #include "support/error.h"
 
@@ -215,12 +216,8 @@ class Writer {
 };
 
 std::string default_graph_name(const model::LayerGraph& g) {
-  std::string p = g.variant.preset();
-  std::string s = "layoutx_" + std::string(model::to_string(g.layer.type)) + "_" + (p.empty() ? "custom" : p) + "_" +
-                  model::to_string(g.variant.precision);
-  for (auto& c : s)
-    if (c == '-') c = '_';
-  return s;
+  return "layoutx_" + std::string(model::to_string(g.layer.type)) + "_" + model::design_space().file_name(g.variant) +
+         "_" + model::to_string(g.variant.precision());
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ Validation validate_in_ort(const model::LayerGraph& g, const num::LayerWeights& 
   check_onnx(m, g);
   write_onnx(m, model_path);
   OrtSession ort(model_path, (std::filesystem::path(work_dir) / "steps").string());
-  LayerRuntime runtime(g, static_cast<float>(num::default_mask_value(g.variant.precision)));
+  LayerRuntime runtime(g, static_cast<float>(num::default_mask_value(g.variant.precision())));
   num::Sequence got(static_cast<size_t>(steps));
   double kv_sig = 0, kv_noise = 0, kv_max = 0;
   for (int t = 0; t < steps; ++t) {

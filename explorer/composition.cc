@@ -35,16 +35,16 @@ model::ModelSpec all_full(const model::ModelSpec& model) {
 
 Assignment incumbent_assignment(const model::ModelSpec& model, model::Precision precision) {
   Assignment a;
-  for (model::LayerType t : model.layer_types) a.emplace(t, incumbent(t, precision));
+  for (model::LayerType t : model.layer_types) a.emplace(t, incumbent(t, precision, model::AxisScope(model)));
   return a;
 }
 
 Comparison compare(Evaluator& ev, const model::ModelSpec& model, int ctx, const Assignment& a) {
   Comparison c;
   c.step = compose(ev, model, ctx, a);
-  model::Precision p = a.begin()->second.precision;
+  model::Precision p = a.begin()->second.precision();
   auto full_it = a.find(model::LayerType::kFull);
-  model::Variant full_v = full_it != a.end() ? full_it->second : incumbent(model::LayerType::kFull, p);
+  model::Variant full_v = full_it != a.end() ? full_it->second : incumbent(model::LayerType::kFull, p, model::AxisScope(model));
   c.all_full = compose(ev, all_full(model), ctx, {{model::LayerType::kFull, full_v}});
   c.all_roll = compose(ev, model, ctx, incumbent_assignment(model, p));
   c.speedup_vs_all_full = c.all_full.ms / c.step.ms;

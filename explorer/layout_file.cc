@@ -1,3 +1,4 @@
+#include "model/design_space.h"
 #include "explorer/layout_file.h"
 
 #include <yaml-cpp/yaml.h>
@@ -20,7 +21,7 @@ LayoutFile make_layout_file(Evaluator& ev, const model::ModelSpec& model, int ct
   f.model = model.name;
   f.device = ev.predictor().device();
   f.calibration_id = ev.predictor().calibration_id();
-  f.precision = chosen.begin()->second.precision;
+  f.precision = chosen.begin()->second.precision();
   f.context = ctx;
   for (model::LayerType t : model.layer_types) {
     const model::Variant& v = chosen.at(t);
@@ -53,10 +54,7 @@ double round6(double v) {
 
 void emit_axes(YAML::Emitter& y, const model::Variant& v) {
   y << YAML::Key << "axes" << YAML::Value << YAML::Flow << YAML::BeginMap;
-  for (const auto& a : model::axis_names()) {
-    if (v.join == model::Join::kKeys && (a == "new_score" || a == "new_value")) continue;
-    y << YAML::Key << a << YAML::Value << model::axis_value(v, a);
-  }
+  for (const auto& [axis, value] : model::design_space().spelled(v)) y << YAML::Key << axis << YAML::Value << value;
   y << YAML::EndMap;
 }
 

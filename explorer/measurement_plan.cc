@@ -176,7 +176,7 @@ std::vector<PlannedMeasurement> plan_measurements(const costmodel::Predictor& pr
       const auto& l = u.candidate.eval.prediction.legality;
       const double p = l.compiles == costmodel::Compiles::kContested ? opt.p_compiles_contested : opt.p_compiles_unknown;
       const std::string form = l.reasons.empty() ? u.candidate.eval.variant.key() : l.reasons[0].substr(0, l.reasons[0].find(':'));
-      const std::string question = form + " at " + model::to_string(u.candidate.eval.variant.precision) + " (" +
+      const std::string question = form + " at " + model::to_string(u.candidate.eval.variant.precision()) + " (" +
                                    costmodel::to_string(l.compiles) + ")";
       auto [it, fresh] = by_question.emplace(question, plan.size());
       const double value = p * std::max(0.0, u.saving_ms) * d.count;

@@ -55,10 +55,11 @@ Choice select_layer(Evaluator& ev, const model::LayerSpec& layer, model::Precisi
                     const SelectionPolicy& policy) {
   Choice c;
   c.layer = layer.type;
-  c.incumbent = incumbent(layer.type, precision);
+  const model::AxisScope scope(layer);
+  c.incumbent = incumbent(layer.type, precision, scope);
 
   // 1. Ask for every point of the space: latency and legality (cheap, cached per shape).
-  for (const auto& v : meaningful_variants(precision)) {
+  for (const auto& v : meaningful_variants(precision, scope)) {
     bool fixed_ok = true;
     for (const auto& [axis, value] : policy.fixed_axes) fixed_ok = fixed_ok && model::axis_value(v, axis) == value;
     if (!fixed_ok) continue;

@@ -36,19 +36,19 @@ void start(const model::ModelSpec& m, model::Precision p, model::LayerGraph& g) 
   g.layer.hidden = m.hidden;
   g.layer.rms_eps = m.rms_eps;
   g.variant = model::Variant{};
-  g.variant.precision = p;
+  g.variant.set(p);
 }
 
 // A boundary input (f16 from the runtime; quantized graphs convert it) and output, as the layer
 // builder writes them.
 Vertex input(model::LayerGraph& g, const std::string& name, model::Shape s) {
   Vertex v = add(g, {.name = "in/" + name, .kind = OpKind::kInput, .shape = s, .dtype = DType::kF16}, {});
-  if (!model::is_quantized(g.variant.precision)) return v;
+  if (!model::is_quantized(g.variant.precision())) return v;
   return add(g, {.name = "in/" + name + "/quantize", .kind = OpKind::kConvert, .shape = s, .dtype = DType::kU16}, {v});
 }
 void output(model::LayerGraph& g, const std::string& name, Vertex x) {
   const model::Shape s = g.op(x).shape;
-  if (model::is_quantized(g.variant.precision))
+  if (model::is_quantized(g.variant.precision()))
     x = add(g, {.name = "out/" + name + "/dequantize", .kind = OpKind::kConvert, .shape = s, .dtype = DType::kF16}, {x});
   add(g, {.name = "out/" + name, .kind = OpKind::kOutput, .shape = s, .dtype = DType::kF16}, {x});
 }

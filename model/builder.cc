@@ -26,8 +26,8 @@ class Builder {
     // Room for every op, so the vertex storage does not move while the graph grows (Boost has
     // no reserve for vecS vertex storage; m_vertices is its public member).
     lg_.graph.m_vertices.reserve(kMaxOps);
-    act_ = is_quantized(variant.precision) ? DType::kU16 : DType::kF16;
-    switch (weight_bits(variant.precision)) {
+    act_ = is_quantized(variant.precision()) ? DType::kU16 : DType::kF16;
+    switch (weight_bits(variant.precision())) {
       case 16: wdt_ = DType::kF16; break;
       case 8: wdt_ = DType::kI8; break;
       default: wdt_ = DType::kI4; break;
@@ -131,7 +131,7 @@ class Builder {
     return add({.name = name, .kind = k, .shape = out, .dtype = act_, .axis = axis}, {x});
   }
   Vertex softmax(const std::string& name, Vertex x) {
-    if (lg_.variant.softmax == SoftmaxForm::kFused)
+    if (lg_.variant.softmax() == SoftmaxForm::kFused)
       return add({.name = name, .kind = OpKind::kSoftmax, .shape = shape(x), .dtype = act_, .axis = -1}, {x});
     // Explicit form: exp(x - max) / sum(exp(x - max)).
     Vertex m = reduce(OpKind::kReduceMax, name + "/max", x, -1);
@@ -209,24 +209,24 @@ void Builder::build() {
     return v_all;
   };
   Vertex scores, context;
-  if (V.join == Join::kKeys) {
+  if (V.join() == Join::kKeys) {
     scores = matmul("attn/scores", q, need_k_all());  // [kv,G,N+1]
   } else {
     Vertex s_cache = matmul("attn/scores_cache", q, k_cache);  // [kv,G,N]
-    Vertex s_new = V.new_score == NewScore::kMatMul
+    Vertex s_new = V.new_score() == NewScore::kMatMul
                        ? matmul("attn/score_new", q, k_new_t)  // [kv,G,1]
                        : reduce(OpKind::kReduceSum, "attn/score_new",
                                 binary(OpKind::kMul, "attn/score_new_mul", q, k), -1);
     scores = concat("attn/scores", {s_cache, s_new}, -1);
   }
   Vertex probs = softmax("attn/softmax", binary(OpKind::kAdd, "attn/mask_add", scores, mask));
-  if (V.join == Join::kKeys) {
+  if (V.join() == Join::kKeys) {
     context = matmul("attn/context", probs, need_v_all());  // [kv,G,D]
   } else {
     Vertex p_cache = slice("attn/probs_cache", probs, -1, 0, N);
     Vertex p_new = slice("attn/prob_new", probs, -1, N, N + 1);
     Vertex c_cache = matmul("attn/context_cache", p_cache, v_cache);
-    Vertex c_new = V.new_value == NewValue::kMatMul
+    Vertex c_new = V.new_value() == NewValue::kMatMul
                        ? matmul("attn/context_new", p_new, v_new)  // [kv,G,1]x[kv,1,D]
                        : binary(OpKind::kMul, "attn/context_new", p_new, v_new);  // broadcast over G and D
     context = binary(OpKind::kAdd, "attn/context", c_cache, c_new);
@@ -250,7 +250,7 @@ void Builder::build() {
   if (L.activation == Activation::kSilu) {
     a = binary(OpKind::kMul, "mlp/act", gate, unary(OpKind::kSigmoid, "mlp/act_sigmoid", gate));
   } else {
-    a = add({.name = "mlp/act", .kind = OpKind::kGelu, .shape = shape(gate), .dtype = act_, .gelu = V.gelu},
+    a = add({.name = "mlp/act", .kind = OpKind::kGelu, .shape = shape(gate), .dtype = act_, .gelu = V.gelu()},
             {gate});
   }
   Vertex down = matmul("mlp/down_proj", binary(OpKind::kMul, "mlp/gate_mul", a, up),
@@ -259,7 +259,7 @@ void Builder::build() {
 
   // Graph outputs.
   output(Role::kHiddenOut, y);
-  if (V.returns == KvReturn::kWindow) {
+  if (V.returns() == KvReturn::kWindow) {
     // Roll: drop the oldest entry, hand the whole updated cache back.
     output(Role::kKOut, slice("cache/k_window", need_k_all(), 2, 1, N + 1));
     output(Role::kVOut, slice("cache/v_window", need_v_all(), 1, 1, N + 1));

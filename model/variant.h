@@ -1,5 +1,10 @@
-// Variant: one point of the layout design space (design.md, "The design space").
+// Variant: one point of the layout design space. The axes, their values, defaults, conditions
+// and presets are the table in model/design_space.h; a Variant holds one value index per axis of
+// that table, and its typed accessors name the shipped table's axes.
 #pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,26 +21,42 @@ enum class Join {
   kKeys,    // new key/value concatenated onto the cache, one softmax over all keys
   kScores,  // cache and new token scored separately, score vectors concatenated
 };
-enum class SoftmaxForm { kFused, kExplicit };           // one Softmax op, or max/sub/exp/sum/div
-enum class NewScore { kMatMul, kMulReduceSum };         // only with join: scores
-enum class NewValue { kMatMul, kBroadcastMul };         // only with join: scores
-enum class GeluForm { kErf, kTanh };
-enum class Precision { kFp16, kW8A16, kW4A16 };         // weights / activations
+enum class SoftmaxForm { kFused, kExplicit };    // one Softmax op, or max/sub/exp/sum/div
+enum class NewScore { kMatMul, kMulReduceSum };  // only with join: scores
+enum class NewValue { kMatMul, kBroadcastMul };  // only with join: scores
+enum class GeluForm { kErf, kTanh };             // only for GELU models
+enum class Precision { kFp16, kW8A16, kW4A16 };  // weights / activations
+
+// The shipped table's axis positions (design_space.cc checks its rows against them). Each
+// enum above is the value index of its axis.
+enum AxisPosition : size_t { kReturnsAxis, kJoinAxis, kSoftmaxAxis, kNewScoreAxis, kNewValueAxis, kGeluAxis, kPrecisionAxis };
 
 struct Variant {
-  KvReturn returns = KvReturn::kWindow;
-  Join join = Join::kKeys;
-  SoftmaxForm softmax = SoftmaxForm::kFused;
-  NewScore new_score = NewScore::kMatMul;
-  NewValue new_value = NewValue::kMatMul;
-  GeluForm gelu = GeluForm::kErf;
-  Precision precision = Precision::kFp16;
+  // Value index per axis, in table order; 0 is each axis's table default. Axes a newer table
+  // adds past the shipped ones live here too.
+  std::array<std::uint8_t, 16> value{};
+
+  KvReturn returns() const { return static_cast<KvReturn>(value[kReturnsAxis]); }
+  Join join() const { return static_cast<Join>(value[kJoinAxis]); }
+  SoftmaxForm softmax() const { return static_cast<SoftmaxForm>(value[kSoftmaxAxis]); }
+  NewScore new_score() const { return static_cast<NewScore>(value[kNewScoreAxis]); }
+  NewValue new_value() const { return static_cast<NewValue>(value[kNewValueAxis]); }
+  GeluForm gelu() const { return static_cast<GeluForm>(value[kGeluAxis]); }
+  Precision precision() const { return static_cast<Precision>(value[kPrecisionAxis]); }
+
+  Variant& set(KvReturn x) { return put(kReturnsAxis, x); }
+  Variant& set(Join x) { return put(kJoinAxis, x); }
+  Variant& set(SoftmaxForm x) { return put(kSoftmaxAxis, x); }
+  Variant& set(NewScore x) { return put(kNewScoreAxis, x); }
+  Variant& set(NewValue x) { return put(kNewValueAxis, x); }
+  Variant& set(GeluForm x) { return put(kGeluAxis, x); }
+  Variant& set(Precision x) { return put(kPrecisionAxis, x); }
 
   bool operator==(const Variant&) const = default;
+  bool operator<(const Variant& o) const { return value < o.value; }
 
-  // Canonical key, the database's identity of a variant: "axis=value" pairs in the fixed axis
-  // order, comma-separated, omitting new_score/new_value when join is keys (they do not apply).
-  // e.g. "returns=window,join=keys,softmax=fused,gelu=erf,precision=w4a16".
+  // The shipped table's canonical key (DesignSpace::key): the axes off their default, plus the
+  // precision, e.g. "returns=new_entry,precision=w4a16".
   std::string key() const;
   // The preset whose axes this variant has (precision aside), or "" if none.
   std::string preset() const;
@@ -43,21 +64,28 @@ struct Variant {
   void set(std::string_view axis, std::string_view value);
   // Throws Error if the combination is meaningless (e.g. new_score set while join is keys).
   void validate() const;
+
+ private:
+  template <class E>
+  Variant& put(size_t axis, E x) {
+    value[axis] = static_cast<std::uint8_t>(x);
+    return *this;
+  }
 };
 
-// The axes in canonical order, and each axis's values (first = default).
-const std::vector<std::string>& axis_names();
+// The shipped table's axes in canonical order, each axis's values (first = default), and the
+// current value of an axis as text.
+std::vector<std::string> axis_names();
 const std::vector<std::string>& axis_values(std::string_view axis);
-// Current value of an axis as text.
 std::string axis_value(const Variant& v, std::string_view axis);
 
 // Presets: roll = {window, keys}; ring = {new_entry, keys}; score-join = {new_entry, scores};
 // every other axis at its default. Throws Error for an unknown name.
 Variant preset(std::string_view name, Precision precision = Precision::kFp16);
-const std::vector<std::string>& preset_names();
+std::vector<std::string> preset_names();
 
-// A preset name or a canonical key ("returns=...,join=...,..."); then `sets` ("axis=value")
-// applied in order; validated. Throws Error naming what is wrong.
+// A preset name or a key (DesignSpace::parse); then `sets` ("axis=value") applied in order;
+// validated. Throws Error naming what is wrong.
 Variant parse_variant(std::string_view preset_or_key, const std::vector<std::string>& sets = {});
 
 const char* to_string(KvReturn v);

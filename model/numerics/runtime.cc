@@ -48,12 +48,12 @@ Sequence simulate(const LayerGraph& graph, PreparedWeights<T>& weights, const Se
   const LayerSpec& L = graph.layer;
   const int steps = static_cast<int>(hidden_in.size());
   const int64_t kv = L.kv_heads, D = L.head_dim, N = L.cache_entries, H = L.hidden;
-  const bool window = graph.variant.returns == KvReturn::kWindow;
+  const bool window = graph.variant.returns() == KvReturn::kWindow;
   const bool sliding = L.type == LayerType::kSliding;
   if (!sliding && steps > N + 1)
     throw Error("simulation: a full layer at ctx " + std::to_string(L.context) + " holds " + std::to_string(N + 1) +
                 " tokens; " + std::to_string(steps) + " steps exceed it (raise --ctx or lower --steps)");
-  const double masked = options.mask_value.value_or(default_mask_value(graph.variant.precision));
+  const double masked = options.mask_value.value_or(default_mask_value(graph.variant.precision()));
 
   Executor<T> exec(graph, weights, ExecOptions{.simulate_precision = options.simulate_precision});
   // The caches hold zeros and values of the graph's own K/V outputs. When those outputs and the

@@ -37,7 +37,7 @@ class LayerConfig:
     def __init__(self, graph_doc):
         spec = graph_doc["layer_spec"]
         self.variant_key = graph_doc["variant_key"]
-        self.axes = dict(kv.split("=") for kv in self.variant_key.split(","))
+        self.axes = graph_doc["axes"]  # every axis that applies, defaults included
         self.layer = graph_doc["layer"]
         self.ctx = graph_doc["ctx"]
         self.cache_entries = graph_doc["cache_entries"]

@@ -24,8 +24,8 @@ TEST(Measurements, ShippedDataMapsEveryRecordToAGraph) {
   EXPECT_EQ(shares, 6);
   for (const auto& r : recs) {
     if (r.id == "sliding-sj-tanh-fp16") {
-      EXPECT_EQ(r.variant.gelu, model::GeluForm::kTanh);
-      EXPECT_EQ(r.variant.join, model::Join::kScores);
+      EXPECT_EQ(r.variant.gelu(), model::GeluForm::kTanh);
+      EXPECT_EQ(r.variant.join(), model::Join::kScores);
       EXPECT_EQ(r.ms, 1.535);
     }
     if (r.id == "sj-gelu-sliding") {

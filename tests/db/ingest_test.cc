@@ -50,7 +50,7 @@ TEST(Ingest, StoresEachFormatAndTheBoundary) {
   auto q = ingest_file(*c, test::fixture("qnn_roll_sliding_fp16.csv"), graph_context("roll", "sliding", 4096));
   EXPECT_EQ(q.ops, 21u);
   auto a = ingest_file(*c, test::fixture("aihub_roll_sliding_w8a16.json"),
-                       graph_context("returns=window,join=keys,softmax=fused,gelu=erf,precision=w8a16", "sliding", 4096));
+                       graph_context("precision=w8a16", "sliding", 4096));
   EXPECT_EQ(a.ops, 8u);
   auto o = ingest_file(*c, test::fixture("ort_roll_sliding_fp16.json"), graph_context("roll", "sliding", 4096));
   EXPECT_EQ(o.ops, 10u);
@@ -64,7 +64,7 @@ TEST(Ingest, StoresEachFormatAndTheBoundary) {
                       "JOIN variants v ON v.id = l.variant_id WHERE l.run_id = ?1");
   l.bind(1, a.run_id);
   ASSERT_TRUE(l.step());
-  EXPECT_EQ(l.text(0), "returns=window,join=keys,softmax=fused,gelu=erf,precision=w8a16");
+  EXPECT_EQ(l.text(0), "precision=w8a16");
   EXPECT_EQ(l.text(1), "sliding");
   EXPECT_EQ(l.int64(2), 4096);
   EXPECT_EQ(l.text(3), "w8a16");
@@ -79,7 +79,7 @@ TEST(Ingest, PrecisionFlagOverridesThePreset) {
   auto a = ingest_file(*c, test::fixture("aihub_roll_sliding_w8a16.json"), ctx);
   auto l = c->prepare("SELECT v.key FROM layer_measurements l JOIN variants v ON v.id = l.variant_id");
   ASSERT_TRUE(l.step());
-  EXPECT_EQ(l.text(0), "returns=window,join=keys,softmax=fused,gelu=erf,precision=w8a16");
+  EXPECT_EQ(l.text(0), "precision=w8a16");
 }
 
 TEST(Ingest, SameFileTwiceIsSkipped) {
@@ -132,7 +132,7 @@ TEST(Ingest, FailureMidTransactionRollsBack) {
   p.format = Format::kCsv;
   p.tool = "t";
   p.boundary = "ours";
-  p.layers.push_back({"m", "returns=window,join=keys,softmax=fused,gelu=erf,precision=fp16", "sliding", 4096, {}, 1.0, 1, 2});
+  p.layers.push_back({"m", "precision=fp16", "sliding", 4096, {}, 1.0, 1, 2});
   p.layers.push_back({"m", "returns=sideways", "sliding", 4096, {}, 1.0, 1, 3});
   IngestContext ctx;
   ctx.device = "galaxy-s25";

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "db/ingest.h"
+#include "model/variant.h"
 #include "db/schema.h"
 #include "support/error.h"
 #include "tests/db/db_test_util.h"
@@ -29,7 +30,7 @@ PredictFn none() {
 
 const RegressRow* find(const RegressResult& r, const std::string& layer) {
   for (const auto& row : r.rows)
-    if (row.key.layer_type == layer && row.key.variant_key.find("returns=window") == 0) return &row;
+    if (row.key.layer_type == layer && model::parse_variant(row.key.variant_key).returns() == model::KvReturn::kWindow) return &row;
   return nullptr;
 }
 

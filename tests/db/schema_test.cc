@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 
+#include "model/variant.h"
 #include "support/error.h"
 #include "tests/db/db_test_util.h"
 
@@ -54,13 +55,41 @@ TEST(Schema, MigratesVersion1Database) {
     EXPECT_FALSE(has_column(v1, "measurement_runs", "boundary"));
   }
   auto c = open_database(path);
-  EXPECT_EQ(schema_version(*c), 2);
+  EXPECT_EQ(schema_version(*c), kSchemaVersion);
   auto s = c->prepare("SELECT source_path, boundary FROM measurement_runs ORDER BY id");
   std::vector<std::string> got;
   while (s.step()) got.push_back(s.text(0) + "=" + s.text(1));
   EXPECT_EQ(got, (std::vector<std::string>{"a.json=aihub_estimate", "b.csv=accelerator", "c.yaml=ours", "d.json=ort_node"}));
   // The migrated column keeps the v2 constraint.
   EXPECT_THROW(c->exec("UPDATE measurement_runs SET boundary = 'wall_clock' WHERE id = 1"), Error);
+}
+
+// A database written by version-2 code spells every axis in its variant keys. Opening it
+// rewrites each key in the current form (axes at their default left out); the ids, and so every
+// measurement that points at them, stay.
+TEST(Schema, MigratesVersion2VariantKeys) {
+  auto path = test::temp_path("v2.db");
+  const std::vector<std::string> v2_keys = {
+      "returns=window,join=keys,softmax=fused,gelu=erf,precision=fp16",
+      "returns=new_entry,join=keys,softmax=fused,gelu=erf,precision=w4a16",
+      "returns=new_entry,join=scores,softmax=explicit,new_score=mul_reducesum,new_value=matmul,gelu=tanh,precision=w8a16"};
+  {
+    Connection v2(path);
+    v2.exec(schema_v1_sql());
+    v2.exec("ALTER TABLE measurement_runs ADD COLUMN boundary TEXT NOT NULL DEFAULT 'ours'; UPDATE schema_version SET version = 2;");
+    for (const auto& k : v2_keys)
+      v2.prepare("INSERT INTO variants (key, preset, precision) VALUES (?1, '', 'fp16')").bind(1, k).run();
+  }
+  auto c = open_database(path);
+  EXPECT_EQ(schema_version(*c), kSchemaVersion);
+  auto s = c->prepare("SELECT id, key FROM variants ORDER BY id");
+  std::vector<std::string> got;
+  while (s.step()) got.push_back(std::to_string(s.int64(0)) + ":" + s.text(1));
+  EXPECT_EQ(got, (std::vector<std::string>{"1:precision=fp16", "2:returns=new_entry,precision=w4a16",
+                                           "3:returns=new_entry,join=scores,softmax=explicit,new_score=mul_reducesum,gelu=tanh,precision=w8a16"}));
+  // Each migrated key names the variant its v2 key named.
+  for (size_t i = 0; i < v2_keys.size(); ++i)
+    EXPECT_EQ(model::parse_variant(got[i].substr(2)), model::parse_variant(v2_keys[i])) << v2_keys[i];
 }
 
 TEST(Schema, RefusesNewerSchema) {

@@ -62,7 +62,7 @@ TEST(OnnxWriter, NodesFollowTheOpByOpMapping) {
       auto g = model::build_layer_graph(small_layer(t), v);
       auto c = node_counts(to_onnx(g, seeded(g, 3)));
       const int gelu = g.count(OpKind::kGelu), norm = g.count(OpKind::kRmsNorm);
-      const bool erf = v.gelu == model::GeluForm::kErf;
+      const bool erf = v.gelu() == model::GeluForm::kErf;
       SCOPED_TRACE(v.key());
       EXPECT_EQ(c["Identity"], g.count(OpKind::kOutput));
       EXPECT_EQ(c["Cast"], g.count(OpKind::kConvert));

@@ -78,7 +78,7 @@ TEST(CpuLoop, DefaultPointsHoldOutAContextAndThreeForms) {
   int cal = 0;
   for (const auto& p : pts) {
     cal += p.calibrate;
-    const bool held_form = p.variant.softmax == model::SoftmaxForm::kExplicit || p.variant.gelu == model::GeluForm::kTanh;
+    const bool held_form = p.variant.softmax() == model::SoftmaxForm::kExplicit || p.variant.gelu() == model::GeluForm::kTanh;
     if ((p.type == LayerType::kFull && p.ctx == 2048) || held_form) {
       EXPECT_FALSE(p.calibrate) << p.variant.key();
     }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/model_spec.h"
+#include "model/design_space.h"
 #include "model/variant.h"
 
 namespace layoutx::emit::testing {
@@ -34,35 +35,12 @@ inline model::LayerSpec small_layer(model::LayerType t) {
   return L;
 }
 
-// Every meaningful variant: all axis combinations that Variant::validate accepts.
+// Every meaningful variant at every precision (the design-space table's enumerator).
 inline std::vector<model::Variant> all_variants() {
   std::vector<model::Variant> out;
-  std::vector<std::vector<std::string>> combos = {{}};
-  for (const auto& axis : model::axis_names()) {
-    std::vector<std::vector<std::string>> next;
-    for (const auto& c : combos)
-      for (const auto& v : model::axis_values(axis)) {
-        auto d = c;
-        d.push_back(axis + "=" + v);
-        next.push_back(d);
-      }
-    combos = std::move(next);
-  }
-  for (const auto& sets : combos) {
-    try {
-      out.push_back(model::parse_variant("roll", sets));
-    } catch (...) {
-      // meaningless combination (e.g. new_score set under join=keys)
-    }
-  }
-  // parse_variant may canonicalize equal variants from different spellings: dedupe by key.
-  std::vector<model::Variant> unique;
-  for (const auto& v : out) {
-    bool seen = false;
-    for (const auto& u : unique) seen = seen || u.key() == v.key();
-    if (!seen) unique.push_back(v);
-  }
-  return unique;
+  for (const auto& p : model::axis_values("precision"))
+    for (const auto& v : model::design_space().variants(model::parse_variant("roll", {"precision=" + p}))) out.push_back(v);
+  return out;
 }
 
 }  // namespace layoutx::emit::testing

@@ -29,7 +29,7 @@ TEST(DesignSpace, FortyMeaningfulVariantsPerPrecision) {
   auto vs = meaningful_variants(Precision::kW4A16);
   // join=keys: returns x softmax x gelu = 2*2*2; join=scores: also x new_score x new_value = 2*2*2*2*2.
   EXPECT_EQ(vs.size(), 2u * 2 * 2 + 2u * 2 * 2 * 2 * 2);
-  for (const auto& v : vs) EXPECT_EQ(v.precision, Precision::kW4A16);
+  for (const auto& v : vs) EXPECT_EQ(v.precision(), Precision::kW4A16);
   EXPECT_EQ(incumbent(LayerType::kSliding, Precision::kFp16), model::preset("roll"));
   EXPECT_EQ(incumbent(LayerType::kFull, Precision::kFp16), model::preset("ring"));
   EXPECT_EQ(axis_changes(model::preset("roll"), model::preset("score-join")), 2);
@@ -73,24 +73,24 @@ TEST_F(ExplorerTest, SelectionNeverChoosesARefusedVariantAndNamesTheRunnerUp) {
   for (const auto& k : c.candidates) refused += !k.eligible;
   EXPECT_EQ(refused, 2 * 2 + 2 * 2 * 2 * 2);  // every explicit-softmax variant
   // ring-like (new_entry) variants move a window less: the chosen one returns the new entry.
-  EXPECT_EQ(c.chosen.eval.variant.returns, model::KvReturn::kNewEntry);
+  EXPECT_EQ(c.chosen.eval.variant.returns(), model::KvReturn::kNewEntry);
 }
 
 TEST_F(ExplorerTest, UntestedCandidatesDoNotWinButAreListedWithTheirSaving) {
   // Under the fake predictor the score-space join skips the full cache's Concat: fastest at 4k.
   const model::LayerSpec full = spark.layer(LayerType::kFull, 4096);
   Choice open = select_layer(ev, full, Precision::kFp16);
-  ASSERT_EQ(open.chosen.eval.variant.join, model::Join::kScores);
+  ASSERT_EQ(open.chosen.eval.variant.join(), model::Join::kScores);
   EXPECT_TRUE(open.untested.empty());
 
   predictor.scores_join_outcome = costmodel::Compiles::kContested;
   Evaluator fresh{predictor};
   Choice c = select_layer(fresh, full, Precision::kFp16);
-  EXPECT_EQ(c.chosen.eval.variant.join, model::Join::kKeys);
+  EXPECT_EQ(c.chosen.eval.variant.join(), model::Join::kKeys);
   EXPECT_FALSE(c.chose_untested);
   ASSERT_FALSE(c.untested.empty());
   for (const auto& u : c.untested) {
-    EXPECT_EQ(u.candidate.eval.variant.join, model::Join::kScores);
+    EXPECT_EQ(u.candidate.eval.variant.join(), model::Join::kScores);
     EXPECT_NEAR(u.saving_ms, c.chosen.eval.prediction.latency_ms - u.candidate.eval.prediction.latency_ms, 1e-12);
     EXPECT_GT(u.saving_ms, 0.01 * c.chosen.eval.prediction.latency_ms);  // more than the minimum gain
     EXPECT_NE(u.settle.find("records disagree"), std::string::npos) << u.settle;

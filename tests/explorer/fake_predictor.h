@@ -23,10 +23,10 @@ class FakePredictor : public costmodel::Predictor {
     p.high_ms = p.latency_ms * (1 + rel_halfwidth);
     p.floor_ms = (t.bytes_read + t.bytes_written) / 84.8e9 * 1e3;
     p.calibration_id = "fake";
-    if (g.variant.precision == model::Precision::kW4A16 && g.count(model::OpKind::kReduceMax) > 0) {
+    if (g.variant.precision() == model::Precision::kW4A16 && g.count(model::OpKind::kReduceMax) > 0) {
       p.legality.compiles = costmodel::Compiles::kNo;
       p.legality.reasons.push_back("fake-rule: ReduceMax under w4a16");
-    } else if (scores_join_outcome && g.variant.join == model::Join::kScores) {
+    } else if (scores_join_outcome && g.variant.join() == model::Join::kScores) {
       p.legality.compiles = *scores_join_outcome;
       p.legality.reasons.push_back("fake-records: score join");
     }

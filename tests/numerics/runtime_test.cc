@@ -26,7 +26,7 @@ constexpr uint64_t kSeed = 3;
 Sequence plain_simulation(const LayerGraph& g, const LayerWeights& w, const Sequence& hidden, bool sim) {
   const LayerSpec& L = g.layer;
   const int64_t kv = L.kv_heads, D = L.head_dim, N = L.cache_entries;
-  const bool window = g.variant.returns == KvReturn::kWindow;
+  const bool window = g.variant.returns() == KvReturn::kWindow;
   Executor<float> exec(g, w, ExecOptions{.simulate_precision = sim});
   Tensor<float> kc({kv, D, N}), vc({kv, N, D});
   Sequence out;
@@ -41,7 +41,7 @@ Sequence plain_simulation(const LayerGraph& g, const LayerWeights& w, const Sequ
     Tensor<float> mask({1, 1, N + 1});
     const int64_t written = std::min<int64_t>(t, N);
     for (int64_t j = 0; j < N; ++j)
-      if (!(window ? j >= N - written : j < written)) mask[j] = float(default_mask_value(g.variant.precision));
+      if (!(window ? j >= N - written : j < written)) mask[j] = float(default_mask_value(g.variant.precision()));
     in[Role::kMask] = mask;
     in[Role::kKCache] = kc;
     in[Role::kVCache] = vc;
@@ -85,7 +85,7 @@ TEST(Runtime, SimulationIsThePlainDriverBitForBit) {
       for (const auto& [preset_name, sets] : forms)
         for (bool sim : {false, true}) {
           Variant v = parse_variant(preset_name, sets);
-          v.precision = p;
+          v.set(p);
           const LayerGraph g = build_layer_graph(layer, v);
           SimOptions opt;
           opt.simulate_precision = sim;
