@@ -47,15 +47,21 @@ LoadedPredictor load_predictor(const std::string& device, const std::string& cal
   if (!dev.hypotheses.empty() && !files.measurements.empty()) {
     // The device's hypotheses, each calibrated on its data, combined by weight
     // (costmodel/hypotheses.h; refitted in memory when the saved file is stale, said on stderr).
-    auto p = costmodel::load_shipped_hypothesis_predictor(dev, std::cerr);
+    bool refitted = false;
+    auto p = costmodel::load_shipped_hypothesis_predictor(dev, std::cerr, &refitted);
+    const std::string data = shown_path(costmodel::device_file(files.measurements));
     std::string source = std::string("shipped hypotheses ") +
-                         (files.hypotheses.empty() ? "(none saved: fitted in memory)" : shown_path(costmodel::device_file(files.hypotheses))) +
+                         (refitted ? "fitted in memory on " + data + " (no saved hypothesis calibration of " + dev.name +
+                                         " matches it)"
+                                   : shown_path(costmodel::device_file(files.hypotheses))) +
                          ", " + std::to_string(p->size()) + " kept, combined by weight";
     return {std::move(p), dev, source};
   }
-  auto p = costmodel::load_shipped_predictor(dev, std::cerr);
-  std::string source = "shipped " + (files.saved.empty() ? std::string("(none saved: fitted in memory)")
-                                                         : shown_path(costmodel::device_file(files.saved)));
+  bool refitted = false;
+  auto p = costmodel::load_shipped_predictor(dev, std::cerr, &refitted);
+  std::string source = "shipped " + (refitted ? "calibration fitted in memory on " + shown_path(costmodel::device_file(files.measurements)) +
+                                                    " (no saved calibration of " + dev.name + " matches it)"
+                                              : shown_path(costmodel::device_file(files.saved)));
   return {std::move(p), dev, source};
 }
 

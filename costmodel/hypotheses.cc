@@ -424,7 +424,9 @@ void save_hypotheses(const HypothesisSet& set, const std::string& source, const 
   write_file_atomically(path, o.str());
 }
 
-std::unique_ptr<HypothesisPredictor> load_shipped_hypothesis_predictor(const DeviceSpec& device, std::ostream& log) {
+std::unique_ptr<HypothesisPredictor> load_shipped_hypothesis_predictor(const DeviceSpec& device, std::ostream& log,
+                                                                       bool* refitted) {
+  if (refitted) *refitted = false;
   if (device.calibration.measurements.empty())
     throw Error(device.source + ": calibration.measurements: device " + device.name +
                 " names no measurements to fit its hypotheses on");
@@ -471,6 +473,7 @@ std::unique_ptr<HypothesisPredictor> load_shipped_hypothesis_predictor(const Dev
     log << "layoutx: hypothesis calibration unusable (" << e.what() << "); refitting in memory (run `layoutx calibrate --update-shipped` to save)\n";
   }
   std::vector<MeasurementRecord> records = load_measurements_text(data_bytes, data_path);
+  if (refitted) *refitted = true;
   return make_predictor(fit_hypotheses(records, device, {device.calibration.measurements}), device);
 }
 

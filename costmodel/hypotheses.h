@@ -138,8 +138,9 @@ std::string hypotheses_source_hash(const std::vector<std::string>& file_bytes, c
 // The combined predictor every verb uses for a device with hypotheses: the saved hypothesis
 // calibration its spec names (calibration.hypotheses, fitted on calibration.measurements) when
 // fresh and fitted for this device, else a refit in memory on the measurements (said on `log`).
-// Throws Error when the device names no measurements.
-std::unique_ptr<HypothesisPredictor> load_shipped_hypothesis_predictor(const DeviceSpec& device, std::ostream& log);
+// Throws Error when the device names no measurements. `refitted` (if given) says whether it refit.
+std::unique_ptr<HypothesisPredictor> load_shipped_hypothesis_predictor(const DeviceSpec& device, std::ostream& log,
+                                                                       bool* refitted = nullptr);
 // The same for the default device (kDefaultDevice).
 std::unique_ptr<HypothesisPredictor> load_default_hypothesis_predictor(std::ostream& log);
 // The same from a fitted set (no file), keeping the hypotheses that hold `mass` of the weight

@@ -99,7 +99,8 @@ RuleSet load_device_rules(const DeviceSpec& device) {
   return device.calibration.rules.empty() ? RuleSet{} : load_rules(device_file(device.calibration.rules));
 }
 
-std::unique_ptr<OpLevelPredictor> load_shipped_predictor(const DeviceSpec& device_in, std::ostream& log) {
+std::unique_ptr<OpLevelPredictor> load_shipped_predictor(const DeviceSpec& device_in, std::ostream& log, bool* refitted) {
+  if (refitted) *refitted = false;
   DeviceSpec device = device_in;
   const CalibrationFiles& files = device.calibration;
   if (files.measurements.empty() && files.saved.empty())
@@ -131,7 +132,10 @@ std::unique_ptr<OpLevelPredictor> load_shipped_predictor(const DeviceSpec& devic
     if (!cal.data_hash.empty() && cal.data_hash != hash)
       log << "layoutx: " << cal_path << ": data hash " << cal.data_hash << " does not match the measurements and priors ("
           << hash << "); refitting in memory (run `layoutx calibrate --update-shipped` to save)\n";
-    if (cal.data_hash != hash) cal = calibrate(records, device, {files.measurements}).calibration;
+    if (cal.data_hash != hash) {
+      cal = calibrate(records, device, {files.measurements}).calibration;
+      if (refitted) *refitted = true;
+    }
   }
   RuleSet rules = load_device_rules(device);
   return std::make_unique<OpLevelPredictor>(std::move(device), std::move(cal), std::move(rules));

@@ -57,7 +57,8 @@ RuleSet load_device_rules(const DeviceSpec& device);
 // calibration with the device's rules. If the saved calibration is missing, unreadable, for
 // another device, or its data hash does not match the device's measurements and priors, refits
 // in memory on the measurements and says so on `log`. Throws Error when the device names neither.
-std::unique_ptr<OpLevelPredictor> load_shipped_predictor(const DeviceSpec& device, std::ostream& log);
+// `refitted` (if given) says whether it refit.
+std::unique_ptr<OpLevelPredictor> load_shipped_predictor(const DeviceSpec& device, std::ostream& log, bool* refitted = nullptr);
 // The same for the default device (kDefaultDevice).
 std::unique_ptr<OpLevelPredictor> load_default_predictor(std::ostream& log);
 
