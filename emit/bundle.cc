@@ -160,7 +160,7 @@ qnn-onnx-converter --input_network "$NAME.onnx" --output_path "qnn/$NAME.cpp" "$
 # 2. Build the model library for the host (the context-binary generator loads it).
 qnn-model-lib-generator -c "qnn/$NAME.cpp" -b "qnn/$NAME.bin" -o qnn/lib -t "$HOST"
 
-# 3. Context binary for the HTP of the @SOC@ (Hexagon @HTP_ARCH@).
+# 3. Context binary for the HTP (Hexagon @HTP_ARCH@) of the @SOC@.
 cat > qnn/htp_config.json <<JSON
 {"graphs": [{"graph_names": ["$NAME"], "vtcm_mb": @VTCM_MB@, "O": 3}], "devices": [{"dsp_arch": "@HTP_ARCH@"}]}
 JSON
