@@ -61,15 +61,15 @@ std::string build_database(int64_t rows, const std::vector<cm::MeasurementRecord
 
 void BM_CalibrateFromDatabase(benchmark::State& state) {
   const int64_t rows = state.range(0);
-  const std::string data = layoutx::config_path(cm::kDefaultMeasurements);
-  const auto shipped = cm::load_measurements(data);
   const cm::DeviceSpec dev = cm::load_device_named(cm::kDefaultDevice);
+  const std::string data = cm::device_file(dev.calibration.measurements);
+  const auto shipped = cm::load_measurements(data);
   const std::string path = build_database(rows, shipped);
   auto conn = db::open_existing_database(path);
   size_t records = 0;
   for (auto _ : state) {
     // What `calibrate --db` does after reading its files: aggregate, combine, check, fit.
-    auto timings = db::costmodel_timings(*conn, dev.name, {data});
+    auto timings = db::costmodel_timings(*conn, dev.name, dev.boundaries, {data});
     auto combined = cm::combine_repeated_timings(shipped, timings);
     cm::check_against_graphs(combined);
     auto rep = cm::calibrate(combined, dev);

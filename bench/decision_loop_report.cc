@@ -53,8 +53,8 @@ int main(int argc, char** argv) try {
   s.precision = model::parse_precision(precision);
   s.model = model::load_model(model::kDefaultModel);
   s.device = costmodel::load_device_named(costmodel::kDefaultDevice);
-  s.rules = costmodel::load_rules(config_path(costmodel::kDefaultRules));
-  s.first_export = costmodel::load_measurements(config_path(costmodel::kDefaultMeasurements));
+  s.rules = costmodel::load_device_rules(s.device);
+  s.first_export = costmodel::load_measurements(costmodel::device_file(s.device.calibration.measurements));
   char tmpl[] = "/tmp/layoutx-loop-XXXXXX";
   if (!mkdtemp(tmpl)) throw Error("cannot create a scratch folder");
   s.scratch_dir = tmpl;

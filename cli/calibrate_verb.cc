@@ -1,6 +1,9 @@
 // layoutx calibrate: fits the cost model to the calibration measurements (layer timings and op
 // shares together, regularized toward the device's priors), prints each measurement's fitted
 // value and residual and the leave-one-out error of every timing, and saves the calibration.
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <optional>
@@ -18,6 +21,7 @@
 #include "costmodel/repeated_timings.h"
 #include "db/costmodel_records.h"
 #include "db/schema.h"
+#include "support/error.h"
 #include "support/json_writer.h"
 #include "support/paths.h"
 
@@ -129,16 +133,32 @@ void print_json(const costmodel::FitReport& rep, const costmodel::DeviceSpec& de
   w.end_object();
 }
 
+// --update-shipped writes the files the device spec names; a copied spec still naming the
+// original device's files must not overwrite that device's calibration.
+void refuse_other_devices_file(const std::string& path, const costmodel::DeviceSpec& dev) {
+  if (!std::filesystem::exists(path)) return;
+  std::string owner;
+  try {
+    YAML::Node n = YAML::LoadFile(path);
+    if (n.IsMap() && n["device"] && n["device"].IsScalar()) owner = n["device"].Scalar();
+  } catch (const YAML::Exception&) {
+    return;  // unreadable: overwriting it is what --update-shipped is for
+  }
+  if (!owner.empty() && owner != dev.name)
+    throw Error("--update-shipped: " + path + " is the calibration of '" + owner + "', not '" + dev.name + "'; give " +
+                dev.source + " its own calibration.saved and calibration.hypotheses paths (or use --out FILE)");
+}
+
 }  // namespace
 
 void add_calibrate_verb(CLI::App& app) {
   auto args = std::make_shared<CalibrateArgs>();
   auto* sub = app.add_subcommand("calibrate", "fit the cost model to measurements; print the fit and leave-one-out error");
-  sub->add_option("--data", args->data, "measurement file (repeatable; default: the shipped Galaxy S25 data)");
-  sub->add_option("--device", args->device, "device spec name or .yaml")->capture_default_str();
+  sub->add_option("--data", args->data, "measurement file (repeatable; default: the device's calibration.measurements)");
+  sub->add_option("--device", args->device, "device: a name under configs/devices/ or a device .yaml")->capture_default_str();
   auto* out = sub->add_option("--out", args->out, "write the calibration to this file");
   sub->add_flag("--update-shipped", args->update_shipped,
-                "write the shipped configs/calibration/<device>.calibration.yaml (git-tracked)")->excludes(out);
+                "write the device's own calibration files (calibration.saved and .hypotheses of its spec; git-tracked)")->excludes(out);
   sub->add_flag("--no-save", args->no_save, "print the fit only (not even into --db)");
   sub->add_option("--db", args->db, "also fit on the layer timings stored for the device in this existing database "
                                     "(repeats of one graph combined), and store the calibration there");
@@ -147,7 +167,10 @@ void add_calibrate_verb(CLI::App& app) {
     // 1. The device spec (priors) and the measurement records of every data file.
     costmodel::DeviceSpec dev = costmodel::load_device_named(args->device);
     std::vector<std::string> files = args->data;
-    if (files.empty()) files.push_back(config_path(costmodel::kDefaultMeasurements));
+    if (files.empty() && !dev.calibration.measurements.empty())
+      files.push_back(costmodel::device_file(dev.calibration.measurements));
+    if (files.empty() && args->db.empty())
+      throw Error("--data: " + dev.source + " names no measurements (calibration.measurements); give --data FILE or --db DB");
     std::vector<costmodel::MeasurementRecord> records;
     std::vector<std::string> bytes;  // each file read once: parsed here, hashed at step 3
     for (const auto& f : files) {
@@ -161,7 +184,7 @@ void add_calibrate_verb(CLI::App& app) {
     std::vector<costmodel::RepeatedTiming> stored;
     if (!args->db.empty()) {
       conn = db::open_existing_database(args->db);
-      stored = db::costmodel_timings(*conn, dev.name, files);
+      stored = db::costmodel_timings(*conn, dev.name, dev.boundaries, files);
       files.push_back(conn->path());
     }
     records = costmodel::combine_repeated_timings(records, stored);
@@ -170,16 +193,17 @@ void add_calibrate_verb(CLI::App& app) {
     // 3. Fit, per-measurement residuals, leave-one-out (files under the config dir are
     //    recorded relative to it, so the saved calibration does not name this machine's paths).
     std::vector<std::string> provenance;
-    const std::string cdir = config_dir() + "/";
-    for (const auto& f : files)
-      provenance.push_back(f.rfind(cdir, 0) == 0 ? "configs/" + f.substr(cdir.size()) : f);
+    for (const auto& f : files) provenance.push_back(shown_path(f));
     costmodel::FitReport rep = costmodel::calibrate(records, dev, provenance);
     if (!conn) rep.calibration.source_hash = costmodel::source_hash(bytes, dev);  // files alone: checkable by bytes
     // 4. Save, unless asked not to.
     //    A file only when asked: the shipped one is git-tracked (a plain calibrate leaves the checkout clean).
+    if (args->update_shipped && dev.calibration.saved.empty())
+      throw Error("--update-shipped: " + dev.source + " names no calibration file to write (calibration.saved)");
+    if (args->update_shipped) refuse_other_devices_file(costmodel::device_file(dev.calibration.saved), dev);
     std::string out;
     if (!args->no_save && (!args->out.empty() || args->update_shipped)) {
-      out = args->update_shipped ? config_path("calibration/" + dev.name + ".calibration.yaml") : args->out;
+      out = args->update_shipped ? costmodel::device_file(dev.calibration.saved) : args->out;
       costmodel::save_calibration(rep.calibration, &rep, out);
     }
     // 4b. With --db: store the whole calibration document (predict --db etc. load it back), with its
@@ -203,9 +227,9 @@ void add_calibrate_verb(CLI::App& app) {
       hyps = costmodel::fit_hypotheses(records, dev, provenance);
       report = costmodel::calibration_report(*hyps, records, dev);
       hyp_predictor = costmodel::make_predictor(*hyps, dev);
-      if (!args->no_save && args->update_shipped && !conn && dev.name == costmodel::kDefaultDevice)
+      if (!args->no_save && args->update_shipped && !conn && !dev.calibration.hypotheses.empty())
         costmodel::save_hypotheses(*hyps, costmodel::hypotheses_source_hash(bytes, dev),
-                                   config_path(costmodel::kDefaultHypotheses));
+                                   costmodel::device_file(dev.calibration.hypotheses));
     }
     // 5. Print.
     if (args->json) {

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "costmodel/device_spec.h"
 #include "costmodel/predictor.h"
 #include "db/sqlite.h"
 
@@ -12,14 +13,17 @@ namespace layoutx::cli {
 
 struct LoadedPredictor {
   std::unique_ptr<costmodel::Predictor> predictor;
+  costmodel::DeviceSpec device;  // the device spec it predicts for (identity, files, boundaries)
   // Where its calibration came from, e.g. "file cal.yaml", "database x.db (latest for galaxy-s25,
   // stored 2026-12-03T06:00:00Z)", "shipped configs/calibration/galaxy-s25.calibration.yaml".
   std::string source;
 };
 
+// `device` is a device name (configs/devices/NAME.yaml) or the path of a device .yaml.
 // `calibration_file` non-empty: that file (any device spec). Else, with `conn`: the database's
-// latest calibration of `device`; when it has none, an error if `db_required`, else the shipped
-// default. Throws Error naming the device, file or database and what is missing.
+// latest calibration of the device; when it has none, an error if `db_required`, else the one
+// the device spec names (its hypotheses, or its saved calibration). Throws Error naming the
+// device, file or database and what is missing.
 LoadedPredictor load_predictor(const std::string& device, const std::string& calibration_file, db::Connection* conn,
                                bool db_required);
 

@@ -1,6 +1,9 @@
 #include "cli/device_predictions.h"
 
+#include <algorithm>
+
 #include "cli/calibration_source.h"
+#include "costmodel/device_spec.h"
 #include "model/builder.h"
 #include "model/model_loader.h"
 #include "support/error.h"
@@ -19,6 +22,18 @@ costmodel::Predictor* DevicePredictions::load(const std::string& device) {
   }
   sources_[device] = {p.predictor ? p.predictor->calibration_id() : "", p.source};
   return predictors_.emplace(device, std::move(p.predictor)).first->second.get();
+}
+
+bool DevicePredictions::predicts(const db::MeasurementKey& k) {
+  auto it = boundaries_.find(k.device);
+  if (it == boundaries_.end()) {
+    std::optional<std::vector<std::string>> b;
+    const auto known = costmodel::known_devices();
+    if (std::find(known.begin(), known.end(), k.device) != known.end()) b = costmodel::load_device_named(k.device).boundaries;
+    it = boundaries_.emplace(k.device, std::move(b)).first;
+  }
+  if (!it->second) return true;
+  return std::find(it->second->begin(), it->second->end(), k.boundary) != it->second->end();
 }
 
 std::optional<db::PredictedLatency> DevicePredictions::operator()(const db::MeasurementKey& k) {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "costmodel/predictor.h"
 #include "db/regress.h"
@@ -26,6 +27,9 @@ class DevicePredictions {
   costmodel::Predictor* load(const std::string& device);
   // db::PredictFn.
   std::optional<db::PredictedLatency> operator()(const db::MeasurementKey& k);
+  // db::RegressOptions::predicts: whether the key's boundary is one of its device spec's
+  // `boundaries` (a device without a spec has no predictor: true, and the row says so).
+  bool predicts(const db::MeasurementKey& k);
 
   // Device -> (calibration id or "", where it came from), for every device asked about.
   const std::map<std::string, std::pair<std::string, std::string>>& sources() const { return sources_; }
@@ -36,6 +40,7 @@ class DevicePredictions {
   std::map<std::string, std::unique_ptr<costmodel::Predictor>> predictors_;
   std::map<std::string, model::ModelSpec> models_;
   std::map<std::string, std::pair<std::string, std::string>> sources_;
+  std::map<std::string, std::optional<std::vector<std::string>>> boundaries_;  // per device; nullopt: no spec
 };
 
 }  // namespace layoutx::cli

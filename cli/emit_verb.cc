@@ -12,6 +12,7 @@
 #include "model/tensor_budget.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
+#include "costmodel/device_spec.h"
 #include "emit/bundle.h"
 #include "emit/ort_runner.h"
 #include "emit/validate.h"
@@ -35,6 +36,7 @@ namespace num = model::numerics;
 
 struct EmitArgs {
   LayerOptions layer;
+  std::string device = costmodel::kDefaultDevice;  // --device NAME|PATH: the bundle's target
   std::string out;
   std::string select;
   uint64_t seed = 1;
@@ -255,6 +257,8 @@ void add_emit_verb(CLI::App& app) {
   a->layer.add_to(*sub, model::limits::kMaxTensorContext);  // emit writes the tensors
   sub->add_option("--out", a->out, "output directory")->required();
   sub->add_option("--select", a->select, "a layout file (layoutx select): emit every layer type's chosen variant");
+  sub->add_option("--device", a->device, "the bundle's target: a device name under configs/devices/ or a device .yaml")
+      ->capture_default_str();
   add_seed_option(*sub, a->seed, "the generated weights and calibration inputs");
   sub->add_option("--weights", a->weights, "a safetensors checkpoint to take the layer's weights from");
   sub->add_option("--weight-map", a->weight_map, "tensor-name map (default configs/models/<model>.weights.yaml)");
@@ -274,6 +278,8 @@ void add_emit_verb(CLI::App& app) {
       sweep(*a);
       return;
     }
+    // 0. The target device (its identity: AI Hub name, HTP arch, VTCM) before any work.
+    const emit::BundleOptions target = emit::device_bundle_options(costmodel::load_device_named(a->device));
     std::vector<Emitted> done;
     // 1. Which variants: the flags' one, or each layer type's default in the layout file.
     for (const auto& job : jobs_of(*a)) {
@@ -282,7 +288,7 @@ void add_emit_verb(CLI::App& app) {
       auto g = model::build_layer_graph(job.layer, job.variant);
       auto w = load_weights(*a, job, e.weights_description);
       // 3. Write the ONNX (checker + shape inference) and the bundle.
-      emit::BundleOptions opt;
+      emit::BundleOptions opt = target;
       opt.model_name = job.model.name;
       opt.weights_description = e.weights_description;
       opt.seed = a->seed;

@@ -8,6 +8,7 @@
 
 #include "cli/table.h"
 #include "cli/verbs.h"
+#include "costmodel/device_spec.h"
 #include "db/ingest.h"
 #include "db/dialect.h"
 #include "db/schema.h"
@@ -34,7 +35,8 @@ void add_ingest_verb(CLI::App& app) {
   auto* sub = app.add_subcommand("ingest", "read measurement files (our YAML/CSV, qnn-profile-viewer CSV, AI Hub or "
                                            "ONNX Runtime profile JSON) into the measurement database");
   sub->add_option("files", args->files, "measurement files")->required();
-  sub->add_option("--device", args->context.device, "device id, e.g. galaxy-s25 (a file naming its device may omit it)");
+  sub->add_option("--device", args->context.device,
+                  "device id, e.g. galaxy-s25, or a device .yaml (its name); a file naming its device may omit it");
   sub->add_option("--variant", args->context.variant, "the profiled graph's variant: preset or canonical key");
   sub->add_option("--layer", args->context.layer, "the profiled graph's layer type: sliding|full");
   sub->add_option("--ctx", args->ctx, "the profiled graph's context (tokens)");
@@ -47,6 +49,11 @@ void add_ingest_verb(CLI::App& app) {
   sub->callback([args] {
     // 1. What the command line says about the files.
     db::IngestContext ctx = args->context;
+    // A device spec file stands for its name (any id is allowed: a database may hold devices
+    // layoutx has no spec of).
+    const std::string yaml = ".yaml";
+    if (ctx.device.size() > yaml.size() && ctx.device.compare(ctx.device.size() - yaml.size(), yaml.size(), yaml) == 0)
+      ctx.device = costmodel::load_device(ctx.device).name;
     if (args->ctx > 0) ctx.ctx = args->ctx;
     if (args->format != "auto") ctx.format = db::parse_format(args->format);
     // 2. Open (create, migrate) the database; a SQLite file this run creates is removed again

@@ -117,14 +117,17 @@ void add_measure_verb(CLI::App& app) {
   sub->add_flag("--json", a->json, "print one JSON document");
   sub->add_flag("--loop", a->loop,
                 "the CPU loop: measure a set of variants, calibrate on a subset, predict the held-out rest");
-  sub->add_option("--device", a->device, "device spec of this CPU for --loop")->capture_default_str();
+  sub->add_option("--device", a->device, "device spec of this CPU (a name under configs/devices/ or a .yaml): the database's device")
+      ->capture_default_str();
   sub->callback([a] {
     check_directory_target(a->out);  // before any work: a file or a read-only folder is an error
     if (a->loop) {
       run_loop(*a);
       return;
     }
-    // 1. Resolve the variant and build its graph.
+    // 1. The device (this CPU's spec), the variant and its graph.
+    const auto dev = costmodel::load_device_named(a->device);
+    emit::check_ort_device(dev);
     auto r = a->layer.resolve();
     model::check_tensor_budget(r.layer, "measure");
     auto g = model::build_layer_graph(r.layer, r.variant);
@@ -145,12 +148,12 @@ void add_measure_verb(CLI::App& app) {
     // 4. Run: warm-up, then timed runs with profiling on.
     auto res = emit::ort_measure(model_path, inputs, dir.string(), a->run);
     const double wall = median(res.runs_ms);
-    // 5. Ingest the ORT profile (timed runs only) as device onnxruntime-cpu.
+    // 5. Ingest the ORT profile (timed runs only) as the device.
     std::optional<db::IngestResult> ing;
     if (!a->no_ingest && !res.profile_path.empty()) {
       auto conn = db::open_database(a->db);
       db::IngestContext ctx;
-      ctx.device = "onnxruntime-cpu";
+      ctx.device = dev.name;
       ctx.variant = g.variant.key();
       ctx.layer = model::to_string(g.layer.type);
       ctx.ctx = g.layer.context;
@@ -166,7 +169,7 @@ void add_measure_verb(CLI::App& app) {
     if (a->json) {
       JsonWriter j(std::cout);
       j.begin_object();
-      j.field("device", "onnxruntime-cpu");
+      j.field("device", dev.name);
       j.field("variant_key", g.variant.key());
       j.field("layer", model::to_string(g.layer.type));
       j.field("ctx", g.layer.context);
@@ -198,7 +201,7 @@ void add_measure_verb(CLI::App& app) {
               << res.timings_path << "\n";
     if (ing)
       std::cout << "database  run " << ing->run_id << (ing->skipped ? " (same profile ingested before)" : "") << ": "
-                << ing->layers << " layer record(s), " << ing->ops << " op records, device onnxruntime-cpu\n";
+                << ing->layers << " layer record(s), " << ing->ops << " op records, device " << dev.name << "\n";
     else
       std::cout << "database  not touched\n";
   });

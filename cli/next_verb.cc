@@ -93,7 +93,7 @@ std::string slug(const PlannedMeasurement& m, size_t rank) {
 // Writes the top measurements' bundles, plan.yaml and submit_all.sh into `staging`.
 std::vector<Written> write_plan(const fs::path& staging, const std::vector<PlannedMeasurement>& top,
                                 const std::vector<std::string>& told, const model::ModelSpec& m,
-                                const costmodel::Predictor& pr, uint64_t seed) {
+                                const costmodel::Predictor& pr, const emit::BundleOptions& target, uint64_t seed) {
   std::vector<Written> done;
   std::ostringstream plan, submit;
   plan << "# layoutx next: the measurements that would most improve the open decisions, most valuable first.\n"
@@ -108,7 +108,7 @@ std::vector<Written> write_plan(const fs::path& staging, const std::vector<Plann
     Written w;
     w.dir = slug(t, i);
     const model::LayerGraph g = model::build_layer_graph(t.layer, t.variant);
-    emit::BundleOptions opt;
+    emit::BundleOptions opt = target;
     opt.model_name = m.name;
     opt.seed = seed;
     opt.weights_description = "seeded: " + std::to_string(seed);
@@ -169,9 +169,11 @@ void add_next_verb(CLI::App& app) {
     }
     // 3. Rank every candidate measurement by its value.
     explorer::PlanOptions options;
-    for (const auto& r : costmodel::load_measurements(config_path(costmodel::kDefaultMeasurements)))
-      if (r.kind == costmodel::MeasurementRecord::Kind::kLayerTime && r.model == m.name)
-        options.already_timed.insert(explorer::graph_key(m.layer(r.layer, r.context), r.variant));
+    const costmodel::CalibrationFiles& files = args->predictor.spec.calibration;  // timed already: the device's measurements
+    if (!files.measurements.empty())
+      for (const auto& r : costmodel::load_measurements(costmodel::device_file(files.measurements)))
+        if (r.kind == costmodel::MeasurementRecord::Kind::kLayerTime && r.model == m.name)
+          options.already_timed.insert(explorer::graph_key(m.layer(r.layer, r.context), r.variant));
     auto plan = explorer::plan_measurements(*predictor, decisions, options);
     if (static_cast<size_t>(args->budget) > plan.size())
       throw Error("--budget: " + std::to_string(args->budget) + " is more than the " + std::to_string(plan.size()) +
@@ -182,7 +184,7 @@ void add_next_verb(CLI::App& app) {
     // 4. The bundles, built in a staging folder and published whole.
     std::vector<Written> written;
     if (folder) {
-      written = write_plan(folder->path(), top, told, m, *predictor, args->seed);
+      written = write_plan(folder->path(), top, told, m, *predictor, emit::device_bundle_options(args->predictor.spec), args->seed);
       folder->publish();
     }
     // 5. Print.

@@ -27,8 +27,8 @@ struct PredictArgs {
 
 using Figures = std::vector<costmodel::HypothesisFigure>;
 
-void print_json(const model::LayerGraph& g, const costmodel::Prediction& p, bool per_op, const std::string& source,
-                const Figures* each) {
+void print_json(const model::LayerGraph& g, const costmodel::Prediction& p, bool per_op, const std::string& device,
+                const std::string& source, const Figures* each) {
   JsonWriter w(std::cout);
   w.begin_object();
   w.field("variant_key", g.variant.key());
@@ -42,6 +42,7 @@ void print_json(const model::LayerGraph& g, const costmodel::Prediction& p, bool
   w.field("ratio_to_floor", p.floor_ms > 0 ? p.latency_ms / p.floor_ms : 0.0);
   w.field("compiles", costmodel::to_string(p.legality.compiles));
   w.field("reasons", p.legality.reasons);
+  w.field("device", device);
   w.field("calibration_id", p.calibration_id);
   w.field("calibration_source", source);
   if (per_op) {
@@ -82,7 +83,8 @@ void print_hypotheses(const Figures& each) {
   t.print(std::cout);
 }
 
-void print_table(const model::LayerGraph& g, const costmodel::Prediction& p, bool per_op, const std::string& source) {
+void print_table(const model::LayerGraph& g, const costmodel::Prediction& p, bool per_op, const std::string& device,
+                 const std::string& source) {
   std::cout << "variant      " << g.variant.key();
   if (!g.variant.preset().empty()) std::cout << "  (" << g.variant.preset() << ")";
   std::cout << "\nlayer        " << model::to_string(g.layer.type) << ", ctx " << g.layer.context << ", cache "
@@ -93,6 +95,7 @@ void print_table(const model::LayerGraph& g, const costmodel::Prediction& p, boo
             << fmt(p.floor_ms > 0 ? p.latency_ms / p.floor_ms : 0.0, 2) << "x the floor\n";
   std::cout << "compiles     " << costmodel::to_string(p.legality.compiles) << "\n";
   for (const auto& r : p.legality.reasons) std::cout << "  " << r << "\n";
+  std::cout << "device       " << device << "\n";
   std::cout << "calibration  " << p.calibration_id << " (" << source << ")\n";
   if (!per_op) return;
   std::cout << "\n";
@@ -128,9 +131,9 @@ void add_predict_verb(CLI::App& app) {
       if (!hp) throw Error("--hypotheses: the cost model of '" + predictor->device() + "' carries no hypotheses");
       each = hp->predict_each(g);
     }
-    if (args->json) print_json(g, p, args->per_op, args->predictor.source, each ? &*each : nullptr);
+    if (args->json) print_json(g, p, args->per_op, predictor->device(), args->predictor.source, each ? &*each : nullptr);
     else {
-      print_table(g, p, args->per_op, args->predictor.source);
+      print_table(g, p, args->per_op, predictor->device(), args->predictor.source);
       if (each) print_hypotheses(*each);
     }
   });

@@ -7,7 +7,7 @@
 namespace layoutx::cli {
 
 void PredictorOptions::add_to(CLI::App& app) {
-  app.add_option("--device", device, "device whose calibrated cost model predicts")->capture_default_str();
+  app.add_option("--device", device, "device whose calibrated cost model predicts: a name under configs/devices/ or a device .yaml")->capture_default_str();
   auto* file = app.add_option("--calibration", calibration, "predict with this saved calibration file");
   app.add_option("--db", db, "predict with the latest calibration `calibrate --db` stored in this database")
       ->excludes(file);
@@ -19,6 +19,7 @@ std::unique_ptr<costmodel::Predictor> PredictorOptions::load() {
   if (!db.empty()) conn = db::open_database_readonly(db);
   LoadedPredictor p = load_predictor(device, calibration, conn.get(), true);
   source = p.source;
+  spec = std::move(p.device);
   return std::move(p.predictor);
 }
 

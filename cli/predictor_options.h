@@ -1,5 +1,5 @@
-// The flags that choose the cost model: --device (a device spec under configs/devices/) and its
-// calibration: --calibration FILE, or --db DB (the database's latest for the device), else the
+// The flags that choose the cost model: --device (a name under configs/devices/, or a device
+// .yaml) and its calibration: --calibration FILE, or --db DB (the database's latest for the device), else the
 // shipped one. Shared by predict, step, select, whatif.
 #pragma once
 #include <CLI/CLI.hpp>
@@ -7,12 +7,13 @@
 #include <memory>
 #include <string>
 
+#include "costmodel/device_spec.h"
 #include "costmodel/predictor.h"
 
 namespace layoutx::cli {
 
 struct PredictorOptions {
-  std::string device = "galaxy-s25";
+  std::string device = costmodel::kDefaultDevice;  // --device NAME|PATH
   std::string calibration;  // --calibration FILE
   std::string db;           // --db DB
   void add_to(CLI::App& app);
@@ -20,6 +21,7 @@ struct PredictorOptions {
   // file or database and what is missing.
   std::unique_ptr<costmodel::Predictor> load();
   std::string source;  // after load(): where the calibration came from (cli/calibration_source.h)
+  costmodel::DeviceSpec spec;  // after load(): the device spec (identity, calibration files, boundaries)
 };
 
 }  // namespace layoutx::cli

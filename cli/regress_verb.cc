@@ -187,6 +187,7 @@ void add_regress_verb(CLI::App& app) {
     opt.tolerance = args->tolerance;
     opt.record_predictions = args->record_predictions;
     DevicePredictions predictions(*conn, args->calibration);
+    opt.predicts = [&predictions](const db::MeasurementKey& k) { return predictions.predicts(k); };
     for (const auto& d : db::measured_devices(*conn))
       if (args->device.empty() || d == args->device) predictions.load(d);
     db::RegressResult r = db::regress(*conn, opt, std::ref(predictions));

@@ -124,6 +124,7 @@ HtmlReportInput html_input(db::Connection& conn, const ReportArgs& a, std::vecto
   opt.device = a.device;
   opt.model = a.model;
   in.tolerance = opt.tolerance;
+  opt.predicts = [&predictions](const db::MeasurementKey& k) { return predictions.predicts(k); };
   in.regress = db::regress(conn, opt, std::ref(predictions));
   for (const auto& r : in.reports) {
     costmodel::Predictor* predictor = predictions.load(r.device);

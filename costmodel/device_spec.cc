@@ -1,10 +1,13 @@
 #include "costmodel/device_spec.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
 
 #include "support/error.h"
 #include "support/paths.h"
+#include "support/timing_boundaries.h"
 #include "support/yaml_reader.h"
 
 namespace layoutx::costmodel {
@@ -175,6 +178,70 @@ Structure parse_structure(const std::string& file, const YAML::Node& node, const
   return s;
 }
 
+bool valid_device_name(const std::string& s) {
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') return false;
+  return !s.empty() && s.front() != '.' && s.front() != '-';
+}
+
+// identity: who the device is (emit/bundle.h). An HTP architecture needs the VTCM it has.
+void parse_identity(const std::string& file, const YAML::Node& node, DeviceSpec& d, ErrorList& errors) {
+  if (!node.IsDefined() || node.IsNull()) return;
+  MapReader m(file, node, "identity", errors);
+  if (!m.ok()) return;
+  d.identity.device = m.string("device", true).value_or("");
+  d.identity.aihub_device = m.string("aihub_device", false).value_or("");
+  d.identity.soc_id = m.string("soc_id", false).value_or("");
+  if (auto a = m.string("htp_arch", false)) {
+    bool ok = a->size() >= 2 && (*a)[0] == 'v';
+    for (size_t i = 1; ok && i < a->size(); ++i) ok = std::isdigit(static_cast<unsigned char>((*a)[i])) != 0;
+    if (!ok) m.error("htp_arch", "expected a Hexagon architecture such as v79, got '" + *a + "'");
+    else if (d.vtcm_mb <= 0) m.error("htp_arch", "an HTP device needs vtcm_mb (its VTCM in MB) at the top level");
+    d.identity.htp_arch = *a;
+  }
+  m.finish();
+}
+
+// calibration: the device's calibration files, relative to the configs folder.
+CalibrationFiles parse_calibration_files(const std::string& file, const YAML::Node& node, ErrorList& errors) {
+  CalibrationFiles c;
+  if (!node.IsDefined() || node.IsNull()) return c;
+  MapReader m(file, node, "calibration", errors);
+  if (!m.ok()) return c;
+  c.measurements = m.string("measurements", false).value_or("");
+  c.saved = m.string("saved", false).value_or("");
+  c.hypotheses = m.string("hypotheses", false).value_or("");
+  c.rules = m.string("rules", false).value_or("");
+  if (!c.hypotheses.empty() && c.measurements.empty())
+    m.error("hypotheses", "a saved hypothesis calibration needs the measurements it was fitted on (calibration.measurements)");
+  m.finish();
+  return c;
+}
+
+// boundaries: which profile timings are the layer's time (support/timing_boundaries.h).
+std::vector<std::string> parse_boundaries(const std::string& file, const YAML::Node& node, ErrorList& errors) {
+  std::vector<std::string> out;
+  if (!node.IsDefined() || node.IsNull()) return out;
+  std::string allowed;
+  for (const char* const* b = kTimingBoundaries; *b; ++b) allowed += (allowed.empty() ? "" : ", ") + std::string(*b);
+  if (!node.IsSequence() || node.size() == 0) {
+    errors.add(where(file, node) + ": boundaries: must be a non-empty list of timing boundaries (" + allowed + ")");
+    return out;
+  }
+  for (const auto& e : node) {
+    if (!e.IsScalar() || !is_timing_boundary(e.Scalar())) {
+      errors.add(where(file, e) + ": boundaries: unknown timing boundary '" + (e.IsScalar() ? e.Scalar() : std::string("?")) +
+                 "' (allowed: " + allowed + ")");
+      continue;
+    }
+    if (std::find(out.begin(), out.end(), e.Scalar()) != out.end())
+      errors.add(where(file, e) + ": boundaries: '" + e.Scalar() + "' listed twice");
+    else
+      out.push_back(e.Scalar());
+  }
+  return out;
+}
+
 // Cross-field rules: one coefficient per cell; every class at every precision where it can
 // occur has a dispatch term and a byte or mac term; one graph-level coefficient per term and
 // precision.
@@ -224,16 +291,24 @@ DeviceSpec parse(const YAML::Node& root, const std::string& file) {
   d.source = file;
   MapReader top(file, root, "", errors);
   d.name = top.string("name", true).value_or("");
-  top.string("soc", false);
+  d.identity.soc = top.string("soc", false).value_or("");
   top.string("accelerator", false);
   top.string("memory", false);
   d.dram_gbps = top.number("dram_bandwidth_gbps", true, 1e-3).value_or(1);
   d.vtcm_mb = top.number("vtcm_mb", false, 0).value_or(0);
   d.channel_pad = static_cast<int>(top.integer("channel_pad", false, 1, 1024).value_or(1));
+  YAML::Node identity = top.child("identity", false);
+  YAML::Node calibration = top.child("calibration", false);
+  YAML::Node boundaries = top.child("boundaries", true);
   YAML::Node structure = top.child("structure", false);
   YAML::Node list = top.child("coefficients", true);
   YAML::Node hyps = top.child("hypothesis_axes", false);
   top.finish();
+  if (!d.name.empty() && !valid_device_name(d.name))
+    top.error("name", "'" + d.name + "' is not a device name (letters, digits, '.', '_' and '-'; it names database rows and files)");
+  parse_identity(file, identity, d, errors);
+  d.calibration = parse_calibration_files(file, calibration, errors);
+  d.boundaries = parse_boundaries(file, boundaries, errors);
   d.structure = parse_structure(file, structure, "structure", Structure{}, errors);
   d.coefficients = parse_coefficient_list(file, list, "coefficients", errors);
   validate(d, file, errors);
@@ -320,11 +395,33 @@ DeviceSpec load_device(const std::string& path) { return parse(load_yaml_file(pa
 DeviceSpec load_device_text(const std::string& text, const std::string& name) {
   return parse(load_yaml_text(text, name), name);
 }
+std::string device_file(const std::string& relative) {
+  if (relative.empty() || relative.front() == '/') return relative;
+  return config_path(relative);
+}
+
+std::vector<std::string> known_devices() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(config_path("devices"), ec))
+    if (e.path().extension() == ".yaml") out.push_back(e.path().stem().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 DeviceSpec load_device_named(const std::string& name_or_path) {
   const std::string suffix = ".yaml";
   if (name_or_path.size() > suffix.size() &&
       name_or_path.compare(name_or_path.size() - suffix.size(), suffix.size(), suffix) == 0)
     return load_device(name_or_path);
+  // A name: one of the shipped specs (a name cannot step out of configs/devices/).
+  const std::vector<std::string> known = known_devices();
+  if (std::find(known.begin(), known.end(), name_or_path) == known.end()) {
+    std::string list;
+    for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+    throw Error("--device: unknown device '" + name_or_path + "' (known: " + list +
+                "; or give the path of a device .yaml)");
+  }
   return load_device(config_path("devices/" + name_or_path + ".yaml"));
 }
 

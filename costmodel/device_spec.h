@@ -66,9 +66,35 @@ struct HypothesisSpec {
   std::vector<CoefficientSpec> add;
 };
 
+// Who the device is: what a job bundle (emit/bundle.h) names and targets.
+struct DeviceIdentity {
+  std::string device;        // how job.yaml and the scripts name it, e.g. "Samsung Galaxy S25"
+  std::string aihub_device;  // qai_hub.Device name, e.g. "Samsung Galaxy S25 (Family)"; "": not on AI Hub
+  std::string soc;           // the SoC as the spec describes it, e.g. "Snapdragon 8 Elite (SM8750)"
+  std::string soc_id;        // e.g. "SM8750"
+  std::string htp_arch;      // Hexagon architecture, e.g. "v79"; "": no HTP (a CPU device)
+};
+
+// The files that calibrate the device, as written in its spec: relative to config_dir() (an
+// absolute path is taken as is); resolve with device_file(). "": none.
+struct CalibrationFiles {
+  std::string measurements;  // the records `calibrate` fits by default (layer times, op shares)
+  std::string saved;         // the saved calibration (`calibrate --update-shipped` writes it)
+  std::string hypotheses;    // the saved hypothesis calibration (with hypothesis_axes)
+  std::string rules;         // the converter legality rules; "": none (every form `unknown`)
+};
+// A calibration file's path on this machine: config_dir()/relative, or `relative` if absolute.
+std::string device_file(const std::string& relative);
+
 struct DeviceSpec {
   std::string name;
   std::string source;  // file it was read from
+  DeviceIdentity identity;
+  CalibrationFiles calibration;
+  // The profile timings that are the layer's time on this device (db/schema.h boundary names):
+  // what `calibrate --db` fits and `regress` compares with the prediction. Others (e.g. NetRun
+  // wall time) are compared only with their own history.
+  std::vector<std::string> boundaries;
   double dram_gbps = 0;
   double vtcm_mb = 0;
   int channel_pad = 1;
@@ -97,8 +123,14 @@ DeviceSpec with_hypothesis(const DeviceSpec& base, const HypothesisSpec& h);
 // one cell, a class with no dispatch or byte term, an unknown class or precision.
 DeviceSpec load_device(const std::string& path);
 DeviceSpec load_device_text(const std::string& text, const std::string& name);
-// "galaxy-s25" -> configs/devices/galaxy-s25.yaml; a path ending in .yaml is loaded as is.
+// "galaxy-s25" -> configs/devices/galaxy-s25.yaml; a path ending in .yaml is loaded as is. An
+// unknown name is an Error listing the known devices.
 DeviceSpec load_device_named(const std::string& name_or_path);
+// The shipped device names (configs/devices/*.yaml), sorted.
+std::vector<std::string> known_devices();
+
+// The device every verb uses unless given --device.
+inline constexpr const char* kDefaultDevice = "galaxy-s25";
 
 // Unit conversions of the spec's physical rates into coefficient units.
 inline double us_per_mb(double gbps) { return 1e3 / gbps; }    // 1e6 B / (gbps 1e9 B/s) in us

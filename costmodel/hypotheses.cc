@@ -360,8 +360,7 @@ double HypothesisPredictor::difference_half_width_ms(const Prediction& a, const 
 }
 
 std::unique_ptr<HypothesisPredictor> make_predictor(const HypothesisSet& set, const DeviceSpec& device, double mass) {
-  (void)device;
-  RuleSet rules = load_rules(config_path(kDefaultRules));
+  RuleSet rules = load_device_rules(device);
   std::vector<std::string> names;
   std::vector<double> weights;
   std::vector<std::unique_ptr<OpLevelPredictor>> members;
@@ -425,12 +424,17 @@ void save_hypotheses(const HypothesisSet& set, const std::string& source, const 
   write_file_atomically(path, o.str());
 }
 
-std::unique_ptr<HypothesisPredictor> load_default_hypothesis_predictor(std::ostream& log) {
-  DeviceSpec device = load_device_named(kDefaultDevice);
-  const std::string data_path = config_path(kDefaultMeasurements);
-  const std::string index_path = config_path(kDefaultHypotheses);
+std::unique_ptr<HypothesisPredictor> load_shipped_hypothesis_predictor(const DeviceSpec& device, std::ostream& log,
+                                                                       bool* refitted) {
+  if (refitted) *refitted = false;
+  if (device.calibration.measurements.empty())
+    throw Error(device.source + ": calibration.measurements: device " + device.name +
+                " names no measurements to fit its hypotheses on");
+  const std::string data_path = device_file(device.calibration.measurements);
+  const std::string index_path = device_file(device.calibration.hypotheses);
   const std::string data_bytes = read_text_file(data_path);
   try {
+    if (index_path.empty()) throw Error(device.source + ": calibration.hypotheses: none saved");
     ErrorList errors;
     YAML::Node root = load_yaml_file(index_path);
     MapReader top(index_path, root, "", errors);
@@ -441,7 +445,7 @@ std::unique_ptr<HypothesisPredictor> load_default_hypothesis_predictor(std::ostr
     if (source != hypotheses_source_hash({data_bytes}, device)) throw Error(index_path + ": data or device spec changed");
     if (!list.IsSequence() || list.size() != device.hypotheses.size())
       throw Error(index_path + ": hypotheses: expected one entry per hypothesis of " + device.name);
-    RuleSet rules = load_rules(config_path(kDefaultRules));
+    RuleSet rules = load_device_rules(device);
     std::vector<std::string> names;
     std::vector<double> weights;
     std::vector<std::unique_ptr<OpLevelPredictor>> members;
@@ -469,7 +473,12 @@ std::unique_ptr<HypothesisPredictor> load_default_hypothesis_predictor(std::ostr
     log << "layoutx: hypothesis calibration unusable (" << e.what() << "); refitting in memory (run `layoutx calibrate --update-shipped` to save)\n";
   }
   std::vector<MeasurementRecord> records = load_measurements_text(data_bytes, data_path);
-  return make_predictor(fit_hypotheses(records, device, {kDefaultMeasurements}), device);
+  if (refitted) *refitted = true;
+  return make_predictor(fit_hypotheses(records, device, {device.calibration.measurements}), device);
+}
+
+std::unique_ptr<HypothesisPredictor> load_default_hypothesis_predictor(std::ostream& log) {
+  return load_shipped_hypothesis_predictor(load_device_named(kDefaultDevice), log);
 }
 
 }  // namespace layoutx::costmodel

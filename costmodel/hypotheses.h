@@ -129,17 +129,19 @@ inline constexpr double kPredictorWeightMass = 0.99;
 // Which hypotheses are kept (indices into `weights`, in their original order).
 std::vector<size_t> kept_hypotheses(const std::vector<double>& weights, double mass = kPredictorWeightMass);
 
-// The shipped hypothesis calibration (relative to config_dir()).
-inline constexpr const char* kDefaultHypotheses = "calibration/galaxy-s25.hypotheses.yaml";
-
 // Saves every hypothesis's calibration and weight in one file; `source` is source_hash over the
 // data files and the device (hypotheses included), so a loader sees when to refit.
 void save_hypotheses(const HypothesisSet& set, const std::string& source, const std::string& path);
 // Hash of the data files' bytes and of every hypothesis's derived spec.
 std::string hypotheses_source_hash(const std::vector<std::string>& file_bytes, const DeviceSpec& device);
 
-// The combined predictor every verb uses for galaxy-s25: the saved hypothesis calibration when
-// fresh, else a refit in memory (said on `log`).
+// The combined predictor every verb uses for a device with hypotheses: the saved hypothesis
+// calibration its spec names (calibration.hypotheses, fitted on calibration.measurements) when
+// fresh and fitted for this device, else a refit in memory on the measurements (said on `log`).
+// Throws Error when the device names no measurements. `refitted` (if given) says whether it refit.
+std::unique_ptr<HypothesisPredictor> load_shipped_hypothesis_predictor(const DeviceSpec& device, std::ostream& log,
+                                                                       bool* refitted = nullptr);
+// The same for the default device (kDefaultDevice).
 std::unique_ptr<HypothesisPredictor> load_default_hypothesis_predictor(std::ostream& log);
 // The same from a fitted set (no file), keeping the hypotheses that hold `mass` of the weight
 // (1: every hypothesis).

@@ -95,32 +95,54 @@ double OpLevelPredictor::latency_from_row(const std::vector<double>& row) const 
   return Eigen::Map<const Eigen::VectorXd>(row.data(), static_cast<Eigen::Index>(row.size())).dot(calibration_.theta) / 1e3;
 }
 
-std::unique_ptr<OpLevelPredictor> load_default_predictor(std::ostream& log) {
-  DeviceSpec device = load_device_named(kDefaultDevice);
-  const std::string data_path = config_path(kDefaultMeasurements);
-  const std::string cal_path = config_path(kDefaultCalibration);
-  const std::string data_bytes = read_text_file(data_path);
+RuleSet load_device_rules(const DeviceSpec& device) {
+  return device.calibration.rules.empty() ? RuleSet{} : load_rules(device_file(device.calibration.rules));
+}
+
+std::unique_ptr<OpLevelPredictor> load_shipped_predictor(const DeviceSpec& device_in, std::ostream& log, bool* refitted) {
+  if (refitted) *refitted = false;
+  DeviceSpec device = device_in;
+  const CalibrationFiles& files = device.calibration;
+  if (files.measurements.empty() && files.saved.empty())
+    throw Error(device.source + ": calibration: device " + device.name +
+                " names no saved calibration or measurements (calibration.saved, calibration.measurements)");
+  const std::string cal_path = device_file(files.saved);
   Calibration cal;
   bool fresh = false;
-  try {
-    cal = load_calibration(cal_path, device);
-    // Fast path: the measurement file's bytes and the priors are those the calibration was
-    // fitted on, so the records need not be parsed (nor their graphs built) to know it is fresh.
-    fresh = !cal.source_hash.empty() && cal.source_hash == source_hash({data_bytes}, device);
-  } catch (const Error& e) {
-    log << "layoutx: saved calibration unusable (" << e.what() << "); refitting in memory\n";
+  std::string data_bytes;
+  if (!files.measurements.empty()) data_bytes = read_text_file(device_file(files.measurements));
+  if (!files.saved.empty()) {
+    try {
+      cal = load_calibration(cal_path, device);
+      // Fast path: the measurement file's bytes and the priors are those the calibration was
+      // fitted on, so the records need not be parsed (nor their graphs built) to know it is fresh.
+      // Without a measurements file the saved calibration is taken as it is.
+      fresh = files.measurements.empty() || (!cal.source_hash.empty() && cal.source_hash == source_hash({data_bytes}, device));
+    } catch (const Error& e) {
+      if (files.measurements.empty()) throw;
+      log << "layoutx: saved calibration unusable (" << e.what() << "); refitting in memory\n";
+    }
   }
   if (!fresh) {
     // Slow path: parse and validate the records; the calibration is still fresh when only
     // formatting or comments changed (equal data hashes).
+    const std::string data_path = device_file(files.measurements);
     std::vector<MeasurementRecord> records = load_measurements_text(data_bytes, data_path);
     const std::string hash = data_hash(records, device);
     if (!cal.data_hash.empty() && cal.data_hash != hash)
       log << "layoutx: " << cal_path << ": data hash " << cal.data_hash << " does not match the measurements and priors ("
           << hash << "); refitting in memory (run `layoutx calibrate --update-shipped` to save)\n";
-    if (cal.data_hash != hash) cal = calibrate(records, device, {kDefaultMeasurements}).calibration;
+    if (cal.data_hash != hash) {
+      cal = calibrate(records, device, {files.measurements}).calibration;
+      if (refitted) *refitted = true;
+    }
   }
-  return std::make_unique<OpLevelPredictor>(std::move(device), std::move(cal), load_rules(config_path(kDefaultRules)));
+  RuleSet rules = load_device_rules(device);
+  return std::make_unique<OpLevelPredictor>(std::move(device), std::move(cal), std::move(rules));
+}
+
+std::unique_ptr<OpLevelPredictor> load_default_predictor(std::ostream& log) {
+  return load_shipped_predictor(load_device_named(kDefaultDevice), log);
 }
 
 }  // namespace layoutx::costmodel

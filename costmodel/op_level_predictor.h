@@ -50,15 +50,16 @@ class OpLevelPredictor : public Predictor {
   RuleSet rules_;
 };
 
-// The shipped defaults (relative to config_dir()).
-inline constexpr const char* kDefaultDevice = "galaxy-s25";
-inline constexpr const char* kDefaultMeasurements = "calibration/spark-s25-measurements.yaml";
-inline constexpr const char* kDefaultCalibration = "calibration/galaxy-s25.calibration.yaml";
-inline constexpr const char* kDefaultRules = "rules/qnn-htp.yaml";
+// The device's converter legality rules (its calibration.rules), or none.
+RuleSet load_device_rules(const DeviceSpec& device);
 
-// The predictor every verb uses: device galaxy-s25 with its saved calibration and the QNN HTP
-// rules. If the saved calibration is missing, unreadable, or its data hash does not match the
-// shipped measurements and device priors, refits in memory and says so on `log`.
+// The predictor of a device from its own calibration files (DeviceSpec::calibration): the saved
+// calibration with the device's rules. If the saved calibration is missing, unreadable, for
+// another device, or its data hash does not match the device's measurements and priors, refits
+// in memory on the measurements and says so on `log`. Throws Error when the device names neither.
+// `refitted` (if given) says whether it refit.
+std::unique_ptr<OpLevelPredictor> load_shipped_predictor(const DeviceSpec& device, std::ostream& log, bool* refitted = nullptr);
+// The same for the default device (kDefaultDevice).
 std::unique_ptr<OpLevelPredictor> load_default_predictor(std::ostream& log);
 
 }  // namespace layoutx::costmodel

@@ -24,8 +24,7 @@ struct LayerMeasurementRow {
 };
 
 // Every layer measurement of `device` (all models), in ingest order. `boundaries` filters the
-// timing boundaries to use (empty = all); the cost model is calibrated on AI Hub-like layer
-// times, so callers usually pass {"ours", "aihub_estimate", "accelerator"}.
+// timing boundaries to use (empty = all); callers pass the device spec's `boundaries`.
 std::vector<LayerMeasurementRow> records_for_device(Connection& c, const std::string& device,
                                                     const std::vector<std::string>& boundaries = {});
 

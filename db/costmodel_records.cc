@@ -10,7 +10,9 @@
 namespace layoutx::db {
 
 std::vector<costmodel::RepeatedTiming> costmodel_timings(Connection& c, const std::string& device,
+                                                         const std::vector<std::string>& boundaries,
                                                          const std::vector<std::string>& files_in_use) {
+  if (boundaries.empty()) return {};
   // 1. Hashes of the files already in the fit.
   std::set<std::string> in_use;
   for (const auto& f : files_in_use) {
@@ -20,19 +22,23 @@ std::vector<costmodel::RepeatedTiming> costmodel_timings(Connection& c, const st
     ss << in.rdbuf();
     in_use.insert(sha256_hex(ss.str()));
   }
-  std::string not_in;
-  for (size_t i = 0; i < in_use.size(); ++i) not_in += (i ? ", ?" : "?") + std::to_string(i + 2);
+  // Placeholders: ?1 the device, then the boundaries, then the hashes in use.
+  std::string in_boundaries, not_in;
+  int next = 2;
+  for (size_t i = 0; i < boundaries.size(); ++i) in_boundaries += (i ? ", ?" : "?") + std::to_string(next++);
+  for (size_t i = 0; i < in_use.size(); ++i) not_in += (i ? ", ?" : "?") + std::to_string(next++);
   // 2. Per graph: count, mean and sum of squares of the device's timings at the calibrated
   //    boundaries, in one pass over the rows (linear in rows; the fit then sees one row a graph).
   auto q = c.prepare(
       "SELECT min(l.id), m.name, l.layer_type, l.ctx, l.cache_entries, v.key, count(*), avg(l.ms), sum(l.ms * l.ms) "
       "FROM layer_measurements l JOIN measurement_runs r ON r.id = l.run_id JOIN devices d ON d.id = l.device_id "
       "JOIN models m ON m.id = l.model_id JOIN variants v ON v.id = l.variant_id "
-      "WHERE d.name = ?1 AND r.boundary IN ('ours', 'aihub_estimate') AND l.ms > 0" +
+      "WHERE d.name = ?1 AND r.boundary IN (" + in_boundaries + ") AND l.ms > 0" +
       (in_use.empty() ? std::string() : " AND r.content_hash NOT IN (" + not_in + ")") +
       " GROUP BY m.name, l.layer_type, l.ctx, l.cache_entries, v.key ORDER BY min(l.id)");
   q.bind(1, device);
   int i = 2;
+  for (const auto& b : boundaries) q.bind(i++, b);
   for (const auto& h : in_use) q.bind(i++, h);
   std::vector<costmodel::RepeatedTiming> out;
   while (q.step()) {

@@ -41,8 +41,7 @@ RegressResult regress(Connection& c, const RegressOptions& opt, const PredictFn&
         r.slower_than_previous = *r.change > opt.tolerance;
       }
     }
-    if (std::find(opt.predicted_boundaries.begin(), opt.predicted_boundaries.end(), r.key.boundary) ==
-        opt.predicted_boundaries.end()) {
+    if (opt.predicts && !opt.predicts(r.key)) {
       r.prediction_status = "not predicted (boundary " + r.key.boundary + ")";
       out.any_regression = out.any_regression || r.slower_than_previous;
       r.regression = r.slower_than_previous;

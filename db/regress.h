@@ -50,10 +50,10 @@ struct RegressOptions {
   // Store each prediction made (once per calibration and key); needs a writable connection.
   // Off by default: a gate does not change the database it checks.
   bool record_predictions = false;
-  // Boundaries whose figures the cost model predicts (it is calibrated on AI Hub layer times);
-  // keys of other boundaries (ONNX Runtime on a CPU, NetRun wall time) are compared only with
-  // their own history.
-  std::vector<std::string> predicted_boundaries = {"ours", "aihub_estimate", "accelerator"};
+  // Whether the key's figure is what the device's cost model predicts (its boundary is one of
+  // the device spec's `boundaries`); keys it is not (e.g. NetRun wall time) are compared only with
+  // their own history. Unset: every key is predicted.
+  std::function<bool(const MeasurementKey&)> predicts;
 };
 
 struct RegressResult {

@@ -8,13 +8,14 @@
 
 #include "model/variant.h"
 #include "support/error.h"
+#include "support/timing_boundaries.h"
 
 namespace layoutx::db {
 
 namespace {
 
-const char* const kBoundaries[] = {"netrun", "accelerator", "accelerator_excl_wait", "aihub_estimate",
-                                   "ort_node", "ours", nullptr};
+// support/timing_boundaries.h (the SQL below spells them out: a migration is fixed text).
+const char* const* const kBoundaries = kTimingBoundaries;
 
 // Version 1. Units: every *_ms column is milliseconds; cycles are HTP cycles; dates are ISO-8601
 // UTC text.
@@ -165,11 +166,7 @@ const std::vector<std::function<void(Connection&)>>& migrations() {
 
 const char* const* boundary_names() { return kBoundaries; }
 
-bool is_boundary(const std::string& s) {
-  for (const char* const* b = kBoundaries; *b; ++b)
-    if (s == *b) return true;
-  return false;
-}
+bool is_boundary(const std::string& s) { return is_timing_boundary(s); }
 
 const std::string& schema_v1_sql() { return kSchemaV1; }
 

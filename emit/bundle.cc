@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -159,9 +161,9 @@ qnn-onnx-converter --input_network "$NAME.onnx" --output_path "qnn/$NAME.cpp" "$
 # 2. Build the model library for the host (the context-binary generator loads it).
 qnn-model-lib-generator -c "qnn/$NAME.cpp" -b "qnn/$NAME.bin" -o qnn/lib -t "$HOST"
 
-# 3. Context binary for the HTP of the Snapdragon 8 Elite (Hexagon v79).
+# 3. Context binary for the HTP (Hexagon @HTP_ARCH@) of the @SOC@.
 cat > qnn/htp_config.json <<JSON
-{"graphs": [{"graph_names": ["$NAME"], "vtcm_mb": 8, "O": 3}], "devices": [{"dsp_arch": "v79"}]}
+{"graphs": [{"graph_names": ["$NAME"], "vtcm_mb": @VTCM_MB@, "O": 3}], "devices": [{"dsp_arch": "@HTP_ARCH@"}]}
 JSON
 cat > qnn/backend_ext.json <<JSON
 {"backend_extensions": {"shared_library_path": "libQnnHtpNetRunExtensions.so", "config_file_path": "qnn/htp_config.json"}}
@@ -174,8 +176,8 @@ qnn-context-binary-generator --backend "$QNN_SDK_ROOT/lib/$HOST/libQnnHtp.so" \
 DEV=/data/local/tmp/layoutx_$NAME
 adb shell mkdir -p "$DEV"
 adb push "qnn/ctx/$NAME.bin" "$DEV/"
-adb push "$QNN_SDK_ROOT/lib/aarch64-android/libQnnHtp.so" "$QNN_SDK_ROOT/lib/aarch64-android/libQnnHtpV79Stub.so" \
-  "$QNN_SDK_ROOT/lib/hexagon-v79/unsigned/libQnnHtpV79Skel.so" "$QNN_SDK_ROOT/bin/aarch64-android/qnn-net-run" "$DEV/"
+adb push "$QNN_SDK_ROOT/lib/aarch64-android/libQnnHtp.so" "$QNN_SDK_ROOT/lib/aarch64-android/libQnnHtp@HTP_ARCH_UPPER@Stub.so" \
+  "$QNN_SDK_ROOT/lib/hexagon-@HTP_ARCH@/unsigned/libQnnHtp@HTP_ARCH_UPPER@Skel.so" "$QNN_SDK_ROOT/bin/aarch64-android/qnn-net-run" "$DEV/"
 adb push calibration "$DEV/"
 head -n 1 calibration/input_list.txt > qnn/run_list.txt
 adb push qnn/run_list.txt "$DEV/"
@@ -204,9 +206,30 @@ std::string ingest_command(const model::LayerGraph& g, const BundleOptions& opt,
          " --variant " + g.variant.key();
 }
 
+BundleOptions device_bundle_options(const costmodel::DeviceSpec& device) {
+  const costmodel::DeviceIdentity& id = device.identity;
+  std::string missing;
+  if (id.htp_arch.empty()) missing += " identity.htp_arch";
+  if (id.aihub_device.empty()) missing += " identity.aihub_device";
+  if (device.vtcm_mb <= 0) missing += " vtcm_mb";
+  if (!missing.empty())
+    throw Error("--device: " + device.source + ": " + device.name + " is not an HTP device a job bundle can target (missing:" +
+                missing + ")");
+  BundleOptions o;
+  o.device = id.device;
+  o.aihub_device = id.aihub_device;
+  o.db_device = device.name;
+  o.soc = id.soc.empty() ? id.soc_id : id.soc;
+  o.htp_arch = id.htp_arch;
+  o.vtcm_mb = device.vtcm_mb;
+  return o;
+}
+
 BundleFiles write_bundle(const model::LayerGraph& g, const model::numerics::LayerWeights& weights,
                          const std::string& dir, const BundleOptions& opt) {
   namespace num = model::numerics;
+  if (opt.htp_arch.empty() || opt.db_device.empty() || opt.aihub_device.empty() || opt.vtcm_mb <= 0)
+    throw Error("emit: the job bundle's target device is incomplete (BundleOptions from device_bundle_options)");
   BundleFiles files;
   files.dir = dir;
   ensure_directory(dir);
@@ -263,6 +286,9 @@ BundleFiles write_bundle(const model::LayerGraph& g, const model::numerics::Laye
   y << YAML::Key << "device" << YAML::Value << opt.device;
   y << YAML::Key << "aihub_device" << YAML::Value << opt.aihub_device;
   y << YAML::Key << "db_device" << YAML::Value << opt.db_device;
+  y << YAML::Key << "soc" << YAML::Value << opt.soc;
+  y << YAML::Key << "htp_arch" << YAML::Value << opt.htp_arch;
+  y << YAML::Key << "vtcm_mb" << YAML::Value << opt.vtcm_mb;
   y << YAML::Key << "onnx" << YAML::Value << (name + ".onnx");
   y << YAML::Key << "opset" << YAML::Value << m.opset_import(0).version();
   y << YAML::Key << "emitted_dtype" << YAML::Value << "float32";
@@ -304,10 +330,19 @@ BundleFiles write_bundle(const model::LayerGraph& g, const model::numerics::Laye
   for (const auto& t : sig.inputs) input_specs += "    \"" + t.name + "\": (" + py_shape(t.shape) + ", \"float32\"),\n";
   for (const auto& c : files.calibration)
     calibration += "    \"calibration/" + fs::path(c).filename().string() + "\",\n";
+  // The QNN SDK names its HTP libraries by architecture: v79 -> libQnnHtpV79Stub.so, hexagon-v79/.
+  std::string arch_upper = opt.htp_arch;
+  if (!arch_upper.empty()) arch_upper[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(arch_upper[0])));
+  char vtcm[32];
+  std::snprintf(vtcm, sizeof vtcm, "%.9g", opt.vtcm_mb);
   const std::vector<std::pair<std::string, std::string>> subs = {
       {"NAME", name},
       {"DEVICE", opt.device},
       {"AIHUB_DEVICE", opt.aihub_device},
+      {"SOC", opt.soc},
+      {"HTP_ARCH", opt.htp_arch},
+      {"HTP_ARCH_UPPER", arch_upper},
+      {"VTCM_MB", vtcm},
       {"PRECISION", model::to_string(g.variant.precision())},
       {"VARIANT_KEY", g.variant.key()},
       {"INPUT_SPECS", input_specs},

@@ -1,12 +1,13 @@
 // The device job bundle beside an emitted ONNX: everything it takes to compile and profile the
-// variant on a Galaxy S25 and to bring the profile back into layoutx.
+// variant on an HTP device (its spec's identity: configs/devices/<name>.yaml) and to bring the
+// profile back into layoutx.
 //   <name>.onnx         the layer graph (float32; see README "Emitted ONNX")
 //   job.yaml            variant key, precision, layer type, ctx, device, I/O specs, the ingest line
 //   calibration/        per-step graph inputs from the runtime simulation: sample_NNN/<input>.npy
 //                       (AI Hub's client) and .bin raw float32 + tensors.json; input_list.txt (QNN);
 //                       sample_NNN/expected/: the executor's outputs of that step (same formats)
 //   submit_aihub.py     Qualcomm AI Hub: upload, quantize (w8a16/w4a16), compile to a QNN context
-//                       binary, profile on the S25, download the profile JSON
+//                       binary, profile on the device, download the profile JSON
 //   qnn_sdk.sh          the same with the QNN SDK's command-line tools
 // Neither script can run here (no AI Hub account, QNN SDK or device on these machines).
 #pragma once
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/device_spec.h"
 #include "model/graph.h"
 #include "model/numerics/weights.h"
 
@@ -24,10 +26,18 @@ struct BundleOptions {
   std::string weights_description; // e.g. "seeded: 1" or "safetensors: path, layer 3"
   uint64_t seed = 1;               // calibration history's token inputs
   int calibration_samples = 8;     // decode steps of the history saved as calibration inputs
-  std::string device = "Samsung Galaxy S25";
-  std::string aihub_device = "Samsung Galaxy S25 (Family)";  // qai_hub.Device name
-  std::string db_device = "galaxy-s25";                      // `layoutx ingest --device`
+  // The target, from the device spec (device_bundle_options): every field is required.
+  std::string device;        // e.g. "Samsung Galaxy S25" (job.yaml, the scripts' comments)
+  std::string aihub_device;  // qai_hub.Device name, e.g. "Samsung Galaxy S25 (Family)"
+  std::string db_device;     // `layoutx ingest --device`: the spec's name, e.g. "galaxy-s25"
+  std::string soc;           // e.g. "Snapdragon 8 Elite (SM8750)"
+  std::string htp_arch;      // e.g. "v79": the QNN context binary's dsp_arch and HTP libraries
+  double vtcm_mb = 0;        // the QNN graph config's vtcm_mb
 };
+
+// The target fields of a device spec; throws Error when the device is no HTP device on AI Hub
+// (identity.htp_arch, identity.aihub_device and vtcm_mb are what a bundle needs).
+BundleOptions device_bundle_options(const costmodel::DeviceSpec& device);
 
 struct BundleFiles {
   std::string dir;

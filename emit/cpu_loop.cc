@@ -1,5 +1,6 @@
 #include "emit/cpu_loop.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +21,14 @@ namespace layoutx::emit {
 
 namespace fs = std::filesystem;
 using model::LayerType;
+
+void check_ort_device(const costmodel::DeviceSpec& device) {
+  if (std::find(device.boundaries.begin(), device.boundaries.end(), kOrtBoundary) != device.boundaries.end()) return;
+  std::string list;
+  for (const auto& b : device.boundaries) list += (list.empty() ? "" : ", ") + b;
+  throw Error("--device: " + device.source + ": boundaries: " + device.name + " times layers as [" + list +
+              "], not as " + kOrtBoundary + " (ONNX Runtime's profile on this machine's CPU; e.g. --device onnxruntime-cpu)");
+}
 
 std::vector<LoopPoint> default_loop_points(int ctx) {
   struct Form {
@@ -46,6 +55,7 @@ std::vector<LoopPoint> default_loop_points(int ctx) {
 LoopReport run_cpu_loop(const std::string& model_arg, const model::ModelSpec& model, const std::vector<LoopPoint>& points,
                         const costmodel::DeviceSpec& device, const MeasureOptions& opt, const std::string& work_dir,
                         db::Connection* conn) {
+  check_ort_device(device);
   LoopReport rep;
   std::vector<costmodel::MeasurementRecord> records;
   for (size_t i = 0; i < points.size(); ++i) {
@@ -74,10 +84,10 @@ LoopReport run_cpu_loop(const std::string& model_arg, const model::ModelSpec& mo
     row.point = p;
     row.measured_ms = prof.layers.at(0).ms;
     row.wall_ms = db::median(res.runs_ms);
-    // 3. Into the database as device onnxruntime-cpu.
+    // 3. Into the database as the device.
     if (conn) {
       db::IngestContext ctx;
-      ctx.device = "onnxruntime-cpu";
+      ctx.device = device.name;
       ctx.variant = p.variant.key();
       ctx.layer = model::to_string(p.type);
       ctx.ctx = p.ctx;
@@ -106,8 +116,8 @@ LoopReport run_cpu_loop(const std::string& model_arg, const model::ModelSpec& mo
     if (points[i].calibrate) cal.push_back(records[i]);
   if (cal.empty()) throw Error("cpu loop: no point is in the calibration subset");
   rep.fit = costmodel::calibrate(cal, device, {"layoutx measure --loop"});
-  // 5. Predict every point; score the held-out ones. Legality is the HTP's concern: no rules.
-  costmodel::OpLevelPredictor predictor(device, rep.fit.calibration, costmodel::RuleSet{});
+  // 5. Predict every point; score the held-out ones, with the device's rules (the CPU has none).
+  costmodel::OpLevelPredictor predictor(device, rep.fit.calibration, costmodel::load_device_rules(device));
   for (auto& row : rep.rows) {
     auto g = model::build_layer_graph(model.layer(row.point.type, row.point.ctx), row.point.variant);
     auto pr = predictor.predict(g);

@@ -38,13 +38,18 @@ struct LoopReport {
   int held_out_within_10pct = 0;
 };
 
+// The timing boundary of an ONNX Runtime profile (db/ingest_ort_json.cc): the device that
+// measure runs on must name it among its `boundaries`. Throws Error naming the device file.
+inline constexpr const char* kOrtBoundary = "ort_node";
+void check_ort_device(const costmodel::DeviceSpec& device);
+
 // The default point set for a model: sliding at `ctx`, full at ctx/4, ctx/2 and ctx; forms
 // roll, ring, score-join (calibration, except full at ctx/2 which is held out whole) and the
 // explicit softmax, tanh GELU and mul_reducesum forms (held out everywhere). Float ("fp16") only.
 std::vector<LoopPoint> default_loop_points(int ctx);
 
 // Measures every point (seeded weights, warm-up then timed runs), ingests each profile into
-// `conn` (device onnxruntime-cpu) when given, calibrates on the calibration subset and predicts
+// `conn` (as the device spec's name) when given, calibrates on the calibration subset and predicts
 // every point. `model_arg` is what --model was (records name it). Throws Error on failure.
 LoopReport run_cpu_loop(const std::string& model_arg, const model::ModelSpec& model, const std::vector<LoopPoint>& points,
                         const costmodel::DeviceSpec& device, const MeasureOptions& opt, const std::string& work_dir,

@@ -134,7 +134,7 @@ LoopRun run_loop(const LoopSetup& s, uint64_t seed, Strategy strategy) {
 
   for (int step = 0;; ++step) {
     // 3. Recalibrate on everything measured so far; re-select.
-    const auto records = costmodel::combine_repeated_timings(seed_records, db::costmodel_timings(*db, s.device.name, {}));
+    const auto records = costmodel::combine_repeated_timings(seed_records, db::costmodel_timings(*db, s.device.name, s.device.boundaries, {}));
     costmodel::Calibration cal = costmodel::calibrate(records, s.device).calibration;
     costmodel::OpLevelPredictor predictor(s.device, cal, rules);
     Evaluator ev(predictor);

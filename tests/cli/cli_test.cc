@@ -96,7 +96,7 @@ TEST(Cli, BadInputExitsTwoWithAMessage) {
       {"whatif --no-fidelity --set sliding.returns=ring", "returns: unknown value 'ring' (allowed: window, new_entry)"},
       {"step --ctx 256", "ctx: 256 is below the sliding window"},
       {"graph --layout ring --set new_score=mul_reducesum", "applies only with join=scores"},
-      {"predict --device nope", "--device: no calibrated cost model for 'nope'"},
+      {"predict --device nope", "--device: unknown device 'nope' (known: galaxy-s25, onnxruntime-cpu"},
   };
   for (const auto& c : cases) {
     Result r = layoutx(c.args);

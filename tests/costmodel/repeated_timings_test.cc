@@ -16,7 +16,7 @@ namespace {
 
 // The shipped device and measurements, found as the executable finds them.
 DeviceSpec device() { return load_device_named(kDefaultDevice); }
-std::vector<MeasurementRecord> shipped() { return load_measurements(config_path(kDefaultMeasurements)); }
+std::vector<MeasurementRecord> shipped() { return load_measurements(device_file(device().calibration.measurements)); }
 
 // `values` (ms) of one graph from the database, reduced as the database reduces them.
 RepeatedTiming copies_of(const MeasurementRecord& base, const std::vector<double>& values) {

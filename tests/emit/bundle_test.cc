@@ -6,11 +6,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include "costmodel/device_spec.h"
 #include "emit/bundle.h"
 #include "emit/subprocess.h"
 #include "emit/tensor_files.h"
 #include "model/builder.h"
 #include "model/numerics/weights.h"
+#include "support/error.h"
 #include "support/yaml_reader.h"
 #include "tests/emit/small_layers.h"
 #include "tests/temp_dir.h"
@@ -36,7 +38,7 @@ Written write(const std::string& layout, model::Precision p, int samples) {
   const auto L = testing::small_layer(LayerType::kSliding);
   auto g = model::build_layer_graph(L, model::preset(layout, p));
   auto w = model::numerics::seeded_weights(L, 3);
-  BundleOptions opt;
+  BundleOptions opt = device_bundle_options(costmodel::load_device_named("galaxy-s25"));
   opt.model_name = "small-test";
   opt.weights_description = "seeded: 3";
   opt.calibration_samples = samples;
@@ -66,6 +68,9 @@ TEST(Bundle, JobFileNamesTheVariantDeviceAndInputSpecs) {
   EXPECT_EQ(j["layer"].as<std::string>(), "sliding");
   EXPECT_EQ(j["ctx"].as<int>(), 32);
   EXPECT_EQ(j["device"].as<std::string>(), "Samsung Galaxy S25");
+  EXPECT_EQ(j["db_device"].as<std::string>(), "galaxy-s25");
+  EXPECT_EQ(j["htp_arch"].as<std::string>(), "v79");
+  EXPECT_EQ(j["vtcm_mb"].as<double>(), 8);
   EXPECT_EQ(j["quantization"]["weights"].as<std::string>(), "int4");
   ASSERT_EQ(j["inputs"].size(), 6u);
   EXPECT_EQ(j["inputs"][1]["name"].as<std::string>(), "k_cache");
@@ -100,6 +105,13 @@ TEST(Bundle, ScriptsParse) {
   auto b = write("roll", model::Precision::kFp16, 1);
   auto sh = run_command({"bash", "-n", b.files.qnn_script});
   EXPECT_EQ(sh.status, 0) << sh.err;
+  // The QNN script targets the device spec's HTP: its arch, its libraries, its VTCM.
+  const std::string qnn = slurp(b.files.qnn_script);
+  EXPECT_NE(qnn.find(R"("vtcm_mb": 8, "O": 3}], "devices": [{"dsp_arch": "v79"}])"), std::string::npos) << qnn;
+  EXPECT_NE(qnn.find("lib/aarch64-android/libQnnHtpV79Stub.so"), std::string::npos);
+  EXPECT_NE(qnn.find("lib/hexagon-v79/unsigned/libQnnHtpV79Skel.so"), std::string::npos);
+  for (const char* key : {"@SOC@", "@HTP_ARCH@", "@HTP_ARCH_UPPER@", "@VTCM_MB@", "@DEVICE@"})
+    EXPECT_EQ(qnn.find(key), std::string::npos) << "an unfilled template placeholder " << key;
   const std::string py = slurp(b.files.aihub_script);
   EXPECT_NE(py.find("hub.submit_compile_job("), std::string::npos);
   EXPECT_NE(py.find("--target_runtime qnn_context_binary"), std::string::npos);
@@ -107,6 +119,18 @@ TEST(Bundle, ScriptsParse) {
   auto py_check = run_command({"python3", "-c", "import ast,sys; ast.parse(open(sys.argv[1]).read())", b.files.aihub_script});
   if (py_check.status != 127) {
     EXPECT_EQ(py_check.status, 0) << py_check.err;
+  }
+}
+
+TEST(Bundle, ADeviceWithoutAnHtpHasNoBundle) {
+  try {
+    device_bundle_options(costmodel::load_device_named("onnxruntime-cpu"));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("onnxruntime-cpu is not an HTP device a job bundle can target (missing: "
+                                         "identity.htp_arch identity.aihub_device vtcm_mb)"),
+              std::string::npos)
+        << e.what();
   }
 }
 

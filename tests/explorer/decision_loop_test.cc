@@ -17,8 +17,8 @@ LoopSetup setup(const std::string& dir) {
   LoopSetup s;
   s.model = model::load_model(model::kDefaultModel);
   s.device = costmodel::load_device_named(costmodel::kDefaultDevice);
-  s.rules = costmodel::load_rules(config_path(costmodel::kDefaultRules));
-  s.first_export = costmodel::load_measurements(config_path(costmodel::kDefaultMeasurements));
+  s.rules = costmodel::load_device_rules(s.device);
+  s.first_export = costmodel::load_measurements(costmodel::device_file(s.device.calibration.measurements));
   s.scratch_dir = dir;
   return s;
 }
