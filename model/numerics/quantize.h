@@ -29,6 +29,7 @@ enum class WeightQuantizer { kPerChannel, kBlock32, kBlock64 };
 // v79).
 inline constexpr WeightQuantizer kDefaultW4Quantizer = WeightQuantizer::kBlock64;
 const char* to_string(WeightQuantizer q);
+using model::to_string;  // the overload above must not hide model's (Shape, DType, ...)
 // "per-channel", "block32", "block64"; throws Error naming `what` (e.g. the flag) otherwise.
 WeightQuantizer parse_weight_quantizer(const std::string& s, const std::string& what);
 int block_size(WeightQuantizer q);  // 0 for per-channel
