@@ -252,11 +252,21 @@ void quantize_u16_with_range(const T* src, T* dst, size_t n, U16Range range) {
   const double scale = (hi - lo) / 65535.0;
   const double offset = std::nearbyint(-lo / scale);
   const double inv = 1.0 / scale;
-  // One pass, no range scan: +-0 gives code = offset and comes back +0. x * inv may differ from
-  // x / scale in the last bit, which moves a code only at an exact tie (a change of one code).
-  for (size_t i = 0; i < n; ++i) {
-    const double code = std::clamp(round_even(double(src[i]) * inv) + offset, 0.0, 65535.0);
-    dst[i] = static_cast<T>((code - offset) * scale);
+  // One pass, no range scan: +-0 gives code = offset and comes back +0, so a block of zeros
+  // (an unwritten cache region) is skipped in place or filled. x * inv may differ from x / scale
+  // in the last bit, which moves a code only at an exact tie (a change of one code).
+  for (size_t b = 0; b < n; b += kZeroBlock) {
+    const size_t e = std::min(n, b + kZeroBlock);
+    if (all_zero(src + b, e - b)) {
+      if (src != dst) std::fill(dst + b, dst + e, T(0));
+      else
+        for (size_t i = b; i < e; ++i) dst[i] = T(0);  // -0 becomes +0, as its code says
+      continue;
+    }
+    for (size_t i = b; i < e; ++i) {
+      const double code = std::clamp(round_even(double(src[i]) * inv) + offset, 0.0, 65535.0);
+      dst[i] = static_cast<T>((code - offset) * scale);
+    }
   }
 }
 
