@@ -53,7 +53,7 @@ class NumericsOracle : public explorer::FidelityOracle {
     // check is skipped (no floor), and describe() says so.
     if (!skip_reason(layer).empty()) return std::nullopt;  // no floor; fidelity_skip_note says so
     model::LayerSpec proxy = proxy_of(layer);
-    const int history = steps_ ? steps_ : fidelity_history(layer);
+    const int history = steps_ ? steps_ : model::numerics::fidelity_history(layer);
     if (proxy.type == model::LayerType::kFull && proxy.context > history) {
       // A full layer's cache slots past the history are never written: masked, they add
       // exp(-100 - max) (below float32's resolution of the softmax sum) and encode to 0, so the
@@ -160,12 +160,6 @@ explorer::SelectionPolicy FidelityOptions::policy() const {
 std::unique_ptr<explorer::FidelityOracle> FidelityOptions::load() const {
   if (off) return nullptr;
   return std::make_unique<NumericsOracle>(steps, quant_options(quantizer, calibration_steps));
-}
-
-int fidelity_history(const model::LayerSpec& layer) {
-  constexpr int kPastTheWindow = 8, kFullHistory = 512 + kPastTheWindow;
-  if (layer.type == model::LayerType::kSliding) return layer.window + kPastTheWindow;
-  return static_cast<int>(std::min<int64_t>(layer.context, kFullHistory));
 }
 
 std::string fidelity_skip_note(const model::ModelSpec& m, int ctx, const explorer::FidelityOracle* oracle) {

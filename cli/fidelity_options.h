@@ -39,12 +39,6 @@ struct FidelityOptions {
   std::string describe(const explorer::FidelityOracle* oracle) const;
 };
 
-// The decode steps the fidelity check runs on `layer` unless --fidelity-steps says: a sliding
-// layer's window + 8 (its cache fills at step window - 1 and a ring wraps at the next step, so
-// the last 9 steps see a full window and a wrapped ring); a full layer the same 520 steps as a
-// 512-token window's, or its whole context if shorter (it never wraps).
-int fidelity_history(const model::LayerSpec& layer);
-
 // "fidelity skipped for full layers at ctx N (they cache M tokens, above 65536)" when the oracle
 // is on and skips a layer type of `m` at `ctx` (model/limits.h); "" otherwise.
 std::string fidelity_skip_note(const model::ModelSpec& m, int ctx, const explorer::FidelityOracle* oracle);

@@ -211,6 +211,12 @@ Fidelity variant_fidelity(const LayerSpec& layer, const Variant& variant, int st
   return compare(r->ref, run_quantized<float>(g, r->weights->exact, r->weights->prepared, r->in, q), r->in);
 }
 
+int fidelity_history(const LayerSpec& layer) {
+  constexpr int kPastTheWindow = 8, kFullHistory = 512 + kPastTheWindow;
+  if (layer.type == LayerType::kSliding) return layer.window + kPastTheWindow;
+  return static_cast<int>(std::min<int64_t>(layer.context, kFullHistory));
+}
+
 double fidelity_snr_db(const LayerSpec& layer, const Variant& variant, int steps, uint64_t seed,
                        const QuantOptions& quant) {
   return variant_fidelity(layer, variant, steps, seed, quant).snr_db;

@@ -59,6 +59,13 @@ Sequence run_variant(const LayerSpec& layer, const Variant& variant, const Layer
 // weight shapes, and the inputs and reference outputs of the last few (layer, steps, seed),
 // are kept in memory, so asking for many variants of a few layers pays them once.
 // Thread-safe.
+// The decode steps the explorer's fidelity check runs on `layer` (unless told otherwise): a
+// sliding layer's window + 8 (its cache of window - 1 entries is full from step window - 1, a
+// ring wraps at the step after, so the last steps see a full window and a wrapped ring); a full
+// layer the same 520 steps as a 512-token window's, or its whole context if shorter (it never
+// wraps).
+int fidelity_history(const LayerSpec& layer);
+
 // The calibration uses `seed` (quant.calibration_seed is ignored).
 double fidelity_snr_db(const LayerSpec& layer, const Variant& variant, int steps, uint64_t seed,
                        const QuantOptions& quant = {});
