@@ -116,6 +116,24 @@ void BM_WhatifProcess(benchmark::State& state) {
 }
 BENCHMARK(BM_WhatifProcess)->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(11)->ReportAggregatesOnly(true);
 
+// What select's fidelity check costs a user: the README's main job (`layoutx select --ctx 1024
+// --ctx 4096`: Spark, w4a16) as a new process, with the check (arg 1) and with --no-fidelity
+// (arg 0); the difference of the medians is the check (proxy layers, seeded history, the float64
+// reference and every candidate it asks about).
+void BM_FidelityCheck(benchmark::State& state) {
+  std::vector<std::string> args = {LAYOUTX_BINARY, "select", "--ctx", "1024", "--ctx", "4096"};
+  if (state.range(0) == 0) args.push_back("--no-fidelity");
+  bench::run_process_loop(state, args);
+}
+BENCHMARK(BM_FidelityCheck)
+    ->ArgName("fidelity")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Repetitions(5)
+    ->ReportAggregatesOnly(true);
+
 }  // namespace
 
 BENCHMARK_MAIN();

@@ -10,16 +10,28 @@
 
 #include "explorer/evaluator.h"
 #include "explorer/selection.h"
+#include "model/numerics/fidelity.h"
 
 namespace layoutx::cli {
+
+// --quantizer (how 4-bit weights are quantized: per-channel, block32, block64; default the
+// numerics' kDefaultW4Quantizer) and --calibration-steps (decode steps the 16-bit activation
+// ranges are calibrated on; 0: none, every tensor over its own range per step), on `app`.
+void add_quantizer_options(CLI::App& app, std::string& quantizer, int& calibration_steps);
+// The QuantOptions of those flags (the quantizer checked: Error naming --quantizer).
+model::numerics::QuantOptions quant_options(const std::string& quantizer, int calibration_steps);
+// "w8 per channel, w4 block64 (LPBQ), a16 calibrated on 8 steps", for the outputs.
+std::string quant_description(const model::numerics::QuantOptions& q);
 
 struct FidelityOptions {
   bool off = false;
   double slack_db = 1.0;
   double min_snr_db = 0.0;  // 0: not set
-  int steps = 4;
+  int steps = 0;  // 0: fidelity_history (fills the window)
   double min_gain_pct = 1.0;  // a change must save more than this % of the layer to win a tie
   bool allow_untested = false;  // unknown / contested conversions may win
+  std::string quantizer = model::numerics::to_string(model::numerics::kDefaultW4Quantizer);
+  int calibration_steps = model::numerics::QuantOptions{}.calibration_steps;
   void add_to(CLI::App& app);
   explorer::SelectionPolicy policy() const;
   // The oracle, or nullptr when fidelity is off.

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "cli/fidelity_options.h"
 #include "cli/flag_checks.h"
 #include "cli/table.h"
 #include "model/limits.h"
@@ -39,6 +40,8 @@ struct ParityArgs {
   std::string weights, weight_map;
   int layer_index = -1;
   int topk = 5;
+  std::string quantizer = model::numerics::to_string(model::numerics::kDefaultW4Quantizer);
+  int calibration_steps = model::numerics::QuantOptions{}.calibration_steps;
   double min_snr = -1;
   bool json = false;
 };
@@ -74,10 +77,11 @@ struct Run {
 };
 
 Run run_side(const Side& s, const model::LayerSpec& layer, const nx::LayerWeights& w, const nx::Sequence& in,
-             nx::Arithmetic arith, bool simulate) {
+             nx::Arithmetic arith, bool simulate, const nx::QuantOptions& quant) {
   const auto t0 = std::chrono::steady_clock::now();
   Run r;
-  r.out = s.reference ? nx::run_reference(layer, w, in) : nx::run_variant(layer, s.variant, w, in, arith, simulate);
+  r.out = s.reference ? nx::run_reference(layer, w, in)
+                      : nx::run_variant(layer, s.variant, w, in, arith, simulate, quant);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
@@ -113,6 +117,7 @@ void add_parity_verb(CLI::App& app) {
   sub->add_option("--topk", args->topk, "k of the top-k agreement")
       ->capture_default_str()
       ->check(integer_in(1, model::limits::kMaxHidden));
+  add_quantizer_options(*sub, args->quantizer, args->calibration_steps);
   sub->add_option("--min-snr", args->min_snr, "exit 1 if the A-B SNR (dB) is below this")
       ->check(number_in(0.0, 1000.0));
   sub->add_flag("--json", args->json, "print one JSON document");
@@ -132,6 +137,8 @@ void add_parity_verb(CLI::App& app) {
     const Side sa = resolve_side(a.a, a.set_a, a.precision, "a");
     const Side sb = resolve_side(a.b, a.set_b, a.precision, "b");
     const nx::Arithmetic arith = nx::parse_arithmetic(a.dtype);
+    nx::QuantOptions quant = quant_options(a.quantizer, a.calibration_steps);
+    quant.calibration_seed = a.seed;
     // 3. Weights: seeded, or one layer of a checkpoint mapped by the model's weight map.
     nx::LayerWeights w;
     std::string weights_from = "seeded (seed " + std::to_string(a.seed) + ")";
@@ -150,9 +157,9 @@ void add_parity_verb(CLI::App& app) {
     // 4. The token history.
     const nx::Sequence in = nx::token_inputs(layer.hidden, a.steps, a.seed);
     // 5. Run A, B and the float64 reference over it.
-    const Run ra = run_side(sa, layer, w, in, arith, !a.exact);
-    const Run rb = run_side(sb, layer, w, in, arith, !a.exact);
-    const Run ref = sa.reference ? ra : sb.reference ? rb : run_side(Side{true, {}}, layer, w, in, arith, false);
+    const Run ra = run_side(sa, layer, w, in, arith, !a.exact, quant);
+    const Run rb = run_side(sb, layer, w, in, arith, !a.exact, quant);
+    const Run ref = sa.reference ? ra : sb.reference ? rb : run_side(Side{true, {}}, layer, w, in, arith, false, quant);
     // 6. Compare: B against A, and each against the reference.
     const nx::Fidelity ab = nx::compare(ra.out, rb.out, in, a.topk);
     const nx::Fidelity a_ref = nx::compare(ref.out, ra.out, in, a.topk);
@@ -172,6 +179,7 @@ void add_parity_verb(CLI::App& app) {
       j.field("window", layer.window).field("cache_entries", layer.cache_entries);
       j.field("steps", ab.steps).field("seed", a.seed).field("dtype", nx::to_string(arith));
       j.field("simulate_precision", !a.exact).field("weights", weights_from);
+      j.field("quantizer", a.quantizer).field("calibration_steps", a.calibration_steps);
       j.field("snr_db", ab.snr_db).field("max_abs_err", ab.max_abs_err);
       j.field("delta_snr_db", ab.delta_snr_db).field("min_step_snr_db", ab.min_step_snr_db);
       j.field("k", ab.k).field("topk_agreement", ab.topk_agreement).field("top1_agreement", ab.top1_agreement);
@@ -187,6 +195,7 @@ void add_parity_verb(CLI::App& app) {
               << ", cache " << layer.cache_entries << " entries\n"
               << "history  " << ab.steps << " steps, weights " << weights_from << ", " << nx::to_string(arith)
               << (a.exact ? ", precision not simulated" : ", precision simulated") << "\n"
+              << "quant    " << quant_description(quant) << "\n"
               << "A        " << sa.label() << "  (" << fmt(ra.seconds / ab.steps * 1e3, 2) << " ms/step)\n"
               << "B        " << sb.label() << "  (" << fmt(rb.seconds / ab.steps * 1e3, 2) << " ms/step)\n\n";
     Table t({"pair", "SNR", "update SNR", "worst step SNR", "max abs err", "top-1 agree", "top-" + std::to_string(a.topk) + " agree"});

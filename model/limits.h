@@ -19,7 +19,7 @@ inline constexpr int64_t kMaxVocab = 1 << 22;             // vocab_size (4,194,3
 
 // The fidelity check (select, step, whatif) runs the numerics on a proxy layer whose K/V cache
 // grows with the context; above kMaxFidelityContext it is skipped and the output says so.
-inline constexpr int64_t kMaxFidelitySteps = 256;         // --fidelity-steps
+inline constexpr int64_t kMaxFidelitySteps = 4096;        // --fidelity-steps, --calibration-steps
 inline constexpr int64_t kMaxFidelityContext = 65536;     // tokens
 inline constexpr int64_t kMaxFidelityElements = int64_t{1} << 26;  // proxy weights + K/V cache (tensor_budget.h)
 

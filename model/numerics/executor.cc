@@ -138,12 +138,23 @@ void Executor<T>::init() {
   ptr_.assign(n, nullptr);
   users_.assign(n, 0);
   half_exact_.assign(n, false);
+  range_.assign(n, nullptr);
+  record_.assign(n, nullptr);
   ErrorList errors;
   for (Vertex v : order_) {
     const Operands ops = graph_.operands(v);
     operands_[v].assign(ops.begin(), ops.end());
     for (Vertex u : ops) ++users_[u];
     const OpNode& node = graph_.op(v);
+    // Activations: computed u16 values (not weights, constants or boundary inputs, whose
+    // encodings come from their own values).
+    const bool activation = node.dtype == DType::kU16 && node.kind != OpKind::kWeight &&
+                            node.kind != OpKind::kConstant && node.kind != OpKind::kInput;
+    if (activation && options_.ranges) {
+      auto it = options_.ranges->find(node.name);
+      if (it != options_.ranges->end()) range_[v] = &it->second;
+    }
+    if (activation && options_.record) record_[v] = &(*options_.record)[node.name];
     const bool moves_data = node.kind == OpKind::kSlice || node.kind == OpKind::kReshape;
     half_exact_[v] = moves_data ? !ops.empty() && half_exact_[ops[0]] : node.dtype == DType::kF16;
     if (node.kind == OpKind::kOutput) outputs_.emplace_back(node.role, v);
@@ -158,7 +169,7 @@ void Executor<T>::init() {
                    to_string(it->second.shape) + ", the graph needs " + to_string(node.shape));
         continue;
       }
-      ptr_[v] = &weights_->get(node.role, node.dtype);  // shared, prepared once
+      ptr_[v] = &weights_->get(node.role, node.dtype, options_.quantizer);  // shared, prepared once
     } else if (node.kind == OpKind::kConstant) {
       own_[v] = Tensor<T>(node.shape, static_cast<T>(node.scalar));
       simulate_dtype(v, own_[v]);
@@ -181,6 +192,8 @@ void Executor<T>::simulate_dtype(Vertex v, const T* src, T* dst, size_t n) const
     if (src != dst) std::copy_n(src, n, dst);
   } else if (graph_.op(v).dtype == DType::kF16) {
     round_to_half(src, dst, n);
+  } else if (range_[v]) {
+    quantize_u16_with_range(src, dst, n, *range_[v]);
   } else {
     quantize_u16(src, dst, n);
   }
@@ -200,6 +213,11 @@ void Executor<T>::step(const RoleTensors<T>& inputs, std::initializer_list<Role>
       throw Error("executor: op '" + node.name + "' computed shape " + to_string(own_[v].shape) +
                   ", the graph says " + to_string(node.shape));
     ptr_[v] = &own_[v];
+    if (recording_ && record_[v]) {
+      const U16Range r = u16_range(own_[v].data.data(), own_[v].data.size());
+      record_[v]->extend(r.lo);
+      record_[v]->extend(r.hi);
+    }
   }
 }
 

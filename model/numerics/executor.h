@@ -5,21 +5,37 @@
 #include <initializer_list>
 #include <map>
 #include <memory>
+#include <string>
 
 #include "model/graph.h"
 #include "model/numerics/prepared_weights.h"
+#include "model/numerics/quantize.h"
 #include "model/numerics/tensor.h"
 #include "model/numerics/weights.h"
 
 namespace layoutx::model::numerics {
 
+// The static uint16 ranges of a graph's activations, by op name, as a calibration pass found
+// them (min/max over sample inputs, with 0).
+using ActivationRanges = std::map<std::string, U16Range>;
+
 struct ExecOptions {
   // false: every op in the arithmetic type T, dtypes ignored (checks the graph's function).
   // true: the graph's dtypes are simulated: f16 outputs rounded to float16; u16 outputs and
-  // Converts to u16 quantized per tensor (quantize.h); i8/i4 weights quantized per output
-  // channel; f16/u16 weights rounded/quantized. Data movement (Reshape, Slice) keeps its
-  // operand's values (a slice shares its operand's encoding).
+  // Converts to u16 quantized per tensor (quantize.h); i8 weights quantized per output
+  // channel, i4 weights by `quantizer`; f16/u16 weights rounded/quantized (a weight's range is
+  // its own). Data movement (Reshape, Slice) keeps its operand's values (a slice shares its
+  // operand's encoding).
   bool simulate_precision = false;
+  WeightQuantizer quantizer = kDefaultW4Quantizer;  // 4-bit weights (simulating only)
+  // Simulating: the u16 activations' static ranges (calibrated, as the device's encodings are
+  // fixed at conversion): values outside are clipped. An op without an entry, or every op when
+  // null, is encoded over its own range at each step (a per-step calibration: optimistic).
+  const ActivationRanges* ranges = nullptr;
+  // Calibration: every u16 activation op's value widens its entry here (before any encoding;
+  // the pass that calibrates runs without simulation, as a converter's calibration runs the
+  // float graph). Null: nothing recorded.
+  ActivationRanges* record = nullptr;
 };
 
 // Tensors bound to graph inputs or read from graph outputs, by role.
@@ -59,6 +75,8 @@ class Executor {
   RoleTensors<T> outputs() const;
 
   const LayerGraph& graph() const { return graph_; }
+  // Calibration (options.record): whether the next steps widen the recorded ranges (default on).
+  void set_recording(bool on) { recording_ = on; }
 
  private:
   void init();  // the constructors' common part: graph analysis, weights, constants
@@ -87,6 +105,9 @@ class Executor {
   // Simulating: every value of the vertex is already a float16 value (f16 ops and data movement
   // of them), so rounding it to f16 again would change nothing and is skipped.
   std::vector<bool> half_exact_;
+  std::vector<const U16Range*> range_;  // per vertex: its static u16 range (options_.ranges), or null
+  std::vector<U16Range*> record_;       // per vertex: where calibration widens its range, or null
+  bool recording_ = true;
   std::vector<std::pair<Role, Vertex>> outputs_;
 };
 

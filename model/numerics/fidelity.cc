@@ -83,14 +83,44 @@ Arithmetic parse_arithmetic(const std::string& s) {
   throw Error("dtype: must be float32 or float64, got '" + s + "'");
 }
 
-Sequence run_variant(const LayerSpec& layer, const Variant& variant, const LayerWeights& weights,
-                     const Sequence& hidden_in, Arithmetic arithmetic, bool simulate_precision) {
-  const LayerGraph g = build_layer_graph(layer, variant);
+namespace {
+
+// The variant over hidden_in with the precision simulated as the toolchain quantizes it:
+// calibrate the activation ranges on `exact` (weights prepared without simulation), then run on
+// `simulated`.
+template <typename T>
+Sequence run_quantized(const LayerGraph& g, PreparedWeights<T>& exact, PreparedWeights<T>& simulated,
+                       const Sequence& hidden_in, const QuantOptions& quant) {
   SimOptions opt;
-  opt.simulate_precision = simulate_precision;
+  opt.simulate_precision = true;
+  opt.quantizer = quant.w4;
+  ActivationRanges ranges;
+  if (is_quantized(g.variant.precision) && quant.calibration_steps > 0) {
+    const int history = std::max(static_cast<int>(hidden_in.size()), quant.calibration_steps);
+    ranges = calibrate_activations<T>(g, exact, calibration_inputs(g.layer.hidden, history, quant.calibration_seed),
+                                      quant.calibration_steps, opt);
+    opt.ranges = &ranges;
+  }
+  return simulate<T>(g, simulated, hidden_in, opt);
+}
+
+template <typename T>
+Sequence run_variant_as(const LayerGraph& g, const LayerWeights& weights, const Sequence& hidden_in,
+                        bool simulate_precision, const QuantOptions& quant) {
+  if (!simulate_precision) return simulate<T>(g, weights, hidden_in, SimOptions{});
+  PreparedWeights<T> exact(weights, false), simulated(weights, true);
+  return run_quantized<T>(g, exact, simulated, hidden_in, quant);
+}
+
+}  // namespace
+
+Sequence run_variant(const LayerSpec& layer, const Variant& variant, const LayerWeights& weights,
+                     const Sequence& hidden_in, Arithmetic arithmetic, bool simulate_precision,
+                     const QuantOptions& quant) {
+  const LayerGraph g = build_layer_graph(layer, variant);
   switch (arithmetic) {
-    case Arithmetic::kFloat32: return simulate<float>(g, weights, hidden_in, opt);
-    case Arithmetic::kFloat64: return simulate<double>(g, weights, hidden_in, opt);
+    case Arithmetic::kFloat32: return run_variant_as<float>(g, weights, hidden_in, simulate_precision, quant);
+    case Arithmetic::kFloat64: return run_variant_as<double>(g, weights, hidden_in, simulate_precision, quant);
   }
   return {};
 }
@@ -104,9 +134,10 @@ namespace {
 //   float32 preparation with the precision simulated (quantized once per dtype, not per variant).
 // - ReferenceRun: the inputs and float64 reference outputs of one (layer, steps, seed).
 struct WeightSet {
-  explicit WeightSet(LayerWeights w) : weights(std::move(w)), prepared(weights, true) {}
+  explicit WeightSet(LayerWeights w) : weights(std::move(w)), prepared(weights, true), exact(weights, false) {}
   const LayerWeights weights;
   mutable PreparedWeights<float> prepared;  // refers to `weights`; thread-safe
+  mutable PreparedWeights<float> exact;     // not simulated: the calibration pass
 };
 
 struct ReferenceRun {
@@ -171,16 +202,24 @@ std::shared_ptr<const ReferenceRun> reference_run(const LayerSpec& layer, int st
 
 }  // namespace
 
-Fidelity variant_fidelity(const LayerSpec& layer, const Variant& variant, int steps, uint64_t seed) {
+Fidelity variant_fidelity(const LayerSpec& layer, const Variant& variant, int steps, uint64_t seed,
+                          const QuantOptions& quant) {
   const auto r = reference_run(layer, steps, seed);
   const LayerGraph g = build_layer_graph(layer, variant);
-  SimOptions opt;
-  opt.simulate_precision = true;
-  return compare(r->ref, simulate<float>(g, r->weights->prepared, r->in, opt), r->in);
+  QuantOptions q = quant;
+  q.calibration_seed = seed;
+  return compare(r->ref, run_quantized<float>(g, r->weights->exact, r->weights->prepared, r->in, q), r->in);
 }
 
-double fidelity_snr_db(const LayerSpec& layer, const Variant& variant, int steps, uint64_t seed) {
-  return variant_fidelity(layer, variant, steps, seed).snr_db;
+int fidelity_history(const LayerSpec& layer) {
+  constexpr int kPastTheWindow = 8, kFullHistory = 512 + kPastTheWindow;
+  if (layer.type == LayerType::kSliding) return layer.window + kPastTheWindow;
+  return static_cast<int>(std::min<int64_t>(layer.context, kFullHistory));
+}
+
+double fidelity_snr_db(const LayerSpec& layer, const Variant& variant, int steps, uint64_t seed,
+                       const QuantOptions& quant) {
+  return variant_fidelity(layer, variant, steps, seed, quant).snr_db;
 }
 
 std::vector<StepTensors> step_io(const LayerSpec& layer, const Variant& variant, const LayerWeights& weights,

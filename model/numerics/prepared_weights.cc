@@ -9,11 +9,11 @@ namespace {
 
 // Stored in `dtype`, computed in double, then converted to T.
 template <typename T>
-Tensor<T> prepare(const Tensor<double>& w, DType dtype, bool simulate) {
+Tensor<T> prepare(const Tensor<double>& w, DType dtype, bool simulate, WeightQuantizer quantizer) {
   if (!simulate) return w.template cast<T>();
   switch (dtype) {
     case DType::kI8: return quantize_weight_per_channel(w, 8).template cast<T>();
-    case DType::kI4: return quantize_weight_per_channel(w, 4).template cast<T>();
+    case DType::kI4: return quantize_weight(w, 4, quantizer).template cast<T>();
     case DType::kF16: {
       Tensor<double> r(w.shape);
       round_to_half(w.data.data(), r.data.data(), w.data.size());
@@ -33,11 +33,13 @@ Tensor<T> prepare(const Tensor<double>& w, DType dtype, bool simulate) {
 }  // namespace
 
 template <typename T>
-const Tensor<T>& PreparedWeights<T>::get(Role role, DType dtype) {
+const Tensor<T>& PreparedWeights<T>::get(Role role, DType dtype, WeightQuantizer quantizer) {
   if (!simulate_precision_) dtype = DType::kF32;  // one conversion serves every dtype
+  if (dtype != DType::kI4) quantizer = WeightQuantizer::kPerChannel;  // only 4-bit weights differ
   std::lock_guard<std::mutex> lock(mu_);
-  auto& slot = prepared_[{role, dtype}];
-  if (!slot) slot = std::make_unique<const Tensor<T>>(prepare<T>(weights_.at(role), dtype, simulate_precision_));
+  auto& slot = prepared_[{role, dtype, quantizer}];
+  if (!slot)
+    slot = std::make_unique<const Tensor<T>>(prepare<T>(weights_.at(role), dtype, simulate_precision_, quantizer));
   return *slot;
 }
 

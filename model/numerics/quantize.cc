@@ -47,6 +47,88 @@ Tensor<double> quantize_weight_per_channel(const Tensor<double>& w, int bits) {
   return q;
 }
 
+const char* to_string(WeightQuantizer q) {
+  switch (q) {
+    case WeightQuantizer::kPerChannel: return "per-channel";
+    case WeightQuantizer::kBlock32: return "block32";
+    case WeightQuantizer::kBlock64: return "block64";
+  }
+  return "?";
+}
+
+WeightQuantizer parse_weight_quantizer(const std::string& s, const std::string& what) {
+  for (auto q : {WeightQuantizer::kPerChannel, WeightQuantizer::kBlock32, WeightQuantizer::kBlock64})
+    if (s == to_string(q)) return q;
+  throw Error(what + ": unknown quantizer '" + s + "' (allowed: per-channel, block32, block64)");
+}
+
+int block_size(WeightQuantizer q) {
+  switch (q) {
+    case WeightQuantizer::kPerChannel: return 0;
+    case WeightQuantizer::kBlock32: return 32;
+    case WeightQuantizer::kBlock64: return 64;
+  }
+  return 0;
+}
+
+namespace {
+
+// The LPBQ step of every element (see quantize_weight_lpbq), written into `step`.
+void lpbq_step_into(const Tensor<double>& w, int block, Tensor<double>& step) {
+  if (block <= 0) throw Error("quantize: block size must be positive, got " + std::to_string(block));
+  if (w.shape.empty()) throw Error("quantize: a weight needs at least one axis");
+  const int64_t cols = w.shape.back();
+  const int64_t rows = w.size() / cols;
+  const int64_t blocks = (rows + block - 1) / block;
+  constexpr double kQmax = 7, kLevels = 16;  // 4-bit codes; 4-bit block integer scales 1..16
+  std::vector<double> s(static_cast<size_t>(blocks * cols), 0.0), per_channel(static_cast<size_t>(cols), 0.0);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) {
+      double& m = s[(r / block) * cols + c];
+      m = std::max(m, std::fabs(w[r * cols + c]));
+    }
+  for (int64_t b = 0; b < blocks; ++b)
+    for (int64_t c = 0; c < cols; ++c) {
+      double& sb = s[b * cols + c];
+      sb /= kQmax;
+      per_channel[c] = std::max(per_channel[c], sb / kLevels);
+    }
+  for (int64_t b = 0; b < blocks; ++b)
+    for (int64_t c = 0; c < cols; ++c) {
+      double& sb = s[b * cols + c];
+      const double S = per_channel[c];
+      // A relative 1e-12 keeps a block whose scale is exactly k S at k (not k + 1 from rounding).
+      sb = S > 0 ? std::clamp(std::ceil(sb / S * (1 - 1e-12)), 1.0, kLevels) * S : 0.0;
+    }
+  step = Tensor<double>(w.shape);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) step[r * cols + c] = s[(r / block) * cols + c];
+}
+
+}  // namespace
+
+Tensor<double> lpbq_steps(const Tensor<double>& w, int block) {
+  Tensor<double> step;
+  lpbq_step_into(w, block, step);
+  return step;
+}
+
+Tensor<double> quantize_weight_lpbq(const Tensor<double>& w, int block) {
+  Tensor<double> q;
+  lpbq_step_into(w, block, q);
+  for (int64_t i = 0; i < w.size(); ++i) {
+    const double s = q[i];
+    // k S >= the block's own scale, so |w / s| <= 7 up to rounding; a NaN weight gives NaN.
+    q[i] = s > 0 ? std::clamp(round_even(w[i] / s), -8.0, 7.0) * s : 0.0;
+  }
+  return q;
+}
+
+Tensor<double> quantize_weight(const Tensor<double>& w, int bits, WeightQuantizer q) {
+  if (bits == 4 && q != WeightQuantizer::kPerChannel) return quantize_weight_lpbq(w, block_size(q));
+  return quantize_weight_per_channel(w, bits);
+}
+
 namespace {
 
 // 16-byte vectors of T and of same-size integers (GCC vector extensions: elementwise operators,
@@ -153,9 +235,48 @@ void quantize_u16_in_place(std::vector<T>& x) {
   quantize_u16(x.data(), x.data(), x.size());
 }
 
+template <typename T>
+U16Range u16_range(const T* x, size_t n) {
+  std::vector<uint8_t> plus_zero;
+  const auto [lo, hi] = range_and_zero_blocks(x, n, plus_zero);
+  return {double(lo), double(hi)};
+}
+
+template <typename T>
+void quantize_u16_with_range(const T* src, T* dst, size_t n, U16Range range) {
+  const double lo = std::min(range.lo, 0.0), hi = std::max(range.hi, 0.0);
+  if (!(hi > lo) || !std::isfinite(hi - lo)) {
+    if (src != dst) std::copy_n(src, n, dst);
+    return;
+  }
+  const double scale = (hi - lo) / 65535.0;
+  const double offset = std::nearbyint(-lo / scale);
+  const double inv = 1.0 / scale;
+  // One pass, no range scan: +-0 gives code = offset and comes back +0, so a block of zeros
+  // (an unwritten cache region) is skipped in place or filled. x * inv may differ from x / scale
+  // in the last bit, which moves a code only at an exact tie (a change of one code).
+  for (size_t b = 0; b < n; b += kZeroBlock) {
+    const size_t e = std::min(n, b + kZeroBlock);
+    if (all_zero(src + b, e - b)) {
+      if (src != dst) std::fill(dst + b, dst + e, T(0));
+      else
+        for (size_t i = b; i < e; ++i) dst[i] = T(0);  // -0 becomes +0, as its code says
+      continue;
+    }
+    for (size_t i = b; i < e; ++i) {
+      const double code = std::clamp(round_even(double(src[i]) * inv) + offset, 0.0, 65535.0);
+      dst[i] = static_cast<T>((code - offset) * scale);
+    }
+  }
+}
+
 template void quantize_u16<float>(const float*, float*, size_t);
 template void quantize_u16<double>(const double*, double*, size_t);
 template void quantize_u16_in_place<float>(std::vector<float>&);
 template void quantize_u16_in_place<double>(std::vector<double>&);
+template U16Range u16_range<float>(const float*, size_t);
+template U16Range u16_range<double>(const double*, size_t);
+template void quantize_u16_with_range<float>(const float*, float*, size_t, U16Range);
+template void quantize_u16_with_range<double>(const double*, double*, size_t, U16Range);
 
 }  // namespace layoutx::model::numerics

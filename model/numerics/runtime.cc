@@ -55,7 +55,11 @@ Sequence simulate(const LayerGraph& graph, PreparedWeights<T>& weights, const Se
                 " tokens; " + std::to_string(steps) + " steps exceed it (raise --ctx or lower --steps)");
   const double masked = options.mask_value.value_or(default_mask_value(graph.variant.precision()));
 
-  Executor<T> exec(graph, weights, ExecOptions{.simulate_precision = options.simulate_precision});
+  Executor<T> exec(graph, weights,
+                   ExecOptions{.simulate_precision = options.simulate_precision,
+                               .quantizer = options.quantizer,
+                               .ranges = options.ranges,
+                               .record = options.record});
   // The caches hold zeros and values of the graph's own K/V outputs. When those outputs and the
   // cache inputs are f16 (the builder's graphs), the cached values are float16 values already:
   // the executor need not check or round them again (8 MB each at a full layer's ctx 4096).
@@ -96,6 +100,7 @@ Sequence simulate(const LayerGraph& graph, PreparedWeights<T>& weights, const Se
     }
     in[Role::kMask] = std::move(mask);
     // 4. Run the graph; its outputs stay in the executor (no copy unless observed).
+    if (options.record) exec.set_recording(t >= options.record_from_step);
     if (caches_in_dtype) exec.step(in, {Role::kKCache, Role::kVCache});
     else exec.step(in);
     if (observe) observe(t, in, exec.outputs());
@@ -125,6 +130,23 @@ Sequence simulate(const LayerGraph& graph, PreparedWeights<T>& weights, const Se
   return out;
 }
 
+Sequence calibration_inputs(int hidden, int steps, uint64_t seed) {
+  // Another stream: the salt makes (seed, step) draw other tokens than token_inputs(seed).
+  return token_inputs(hidden, steps, seed ^ 0xca11b4a7e5ull);
+}
+
+template <typename T>
+ActivationRanges calibrate_activations(const LayerGraph& graph, PreparedWeights<T>& weights, const Sequence& history,
+                                       int samples, SimOptions options) {
+  ActivationRanges ranges;
+  options.simulate_precision = false;
+  options.ranges = nullptr;
+  options.record = &ranges;
+  options.record_from_step = std::max(0, static_cast<int>(history.size()) - samples);
+  simulate<T>(graph, weights, history, options);
+  return ranges;
+}
+
 template Sequence simulate<float>(const LayerGraph&, const LayerWeights&, const Sequence&, const SimOptions&,
                                   const StepObserver<float>&);
 template Sequence simulate<double>(const LayerGraph&, const LayerWeights&, const Sequence&, const SimOptions&,
@@ -133,5 +155,10 @@ template Sequence simulate<float>(const LayerGraph&, PreparedWeights<float>&, co
                                   const SimOptions&, const StepObserver<float>&);
 template Sequence simulate<double>(const LayerGraph&, PreparedWeights<double>&, const Sequence&,
                                    const SimOptions&, const StepObserver<double>&);
+
+template ActivationRanges calibrate_activations<float>(const LayerGraph&, PreparedWeights<float>&, const Sequence&, int,
+                                                       SimOptions);
+template ActivationRanges calibrate_activations<double>(const LayerGraph&, PreparedWeights<double>&, const Sequence&,
+                                                        int, SimOptions);
 
 }  // namespace layoutx::model::numerics

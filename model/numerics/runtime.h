@@ -33,6 +33,10 @@ double default_mask_value(Precision p);
 struct SimOptions {
   bool simulate_precision = false;   // see ExecOptions
   std::optional<double> mask_value;  // default: default_mask_value(variant precision)
+  WeightQuantizer quantizer = kDefaultW4Quantizer;  // see ExecOptions
+  const ActivationRanges* ranges = nullptr;          // see ExecOptions
+  ActivationRanges* record = nullptr;                // see ExecOptions
+  int record_from_step = 0;                          // with record: the steps before are not recorded
 };
 
 // Observer of one step: step index, the graph inputs and outputs by role.
@@ -49,5 +53,20 @@ Sequence simulate(const LayerGraph& graph, const LayerWeights& weights, const Se
 template <typename T>
 Sequence simulate(const LayerGraph& graph, PreparedWeights<T>& weights, const Sequence& hidden_in,
                   const SimOptions& options = {}, const StepObserver<T>& observe = {});
+
+// The calibration samples of a seeded history: `steps` decode steps of token inputs drawn from
+// a stream of their own (not the measured history's tokens, as a calibration set is not the
+// evaluation set), the first steps of a history as `emit --calibration-samples` saves them.
+Sequence calibration_inputs(int hidden, int steps, uint64_t seed);
+
+// Calibrates the graph's u16 activation ranges as a converter does: runs the graph without
+// precision simulation (float weights and activations) over `history` (one step each, from an
+// empty cache, through the runtime) and takes each u16 activation's min/max with 0 over its last
+// `samples` steps (the calibration samples: decode steps whose cache holds the history before
+// them). `weights` must be prepared without simulation. options.simulate_precision, .ranges,
+// .record and .record_from_step are set here.
+template <typename T>
+ActivationRanges calibrate_activations(const LayerGraph& graph, PreparedWeights<T>& weights, const Sequence& history,
+                                       int samples, SimOptions options = {});
 
 }  // namespace layoutx::model::numerics

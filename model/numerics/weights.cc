@@ -28,10 +28,18 @@ LayerWeights seeded_weights(const LayerSpec& layer, uint64_t seed) {
     std::mt19937_64 rng(seq);
     const bool proj = is_projection(role);
     const double fan_in = double(shape[0]);
-    const double sd = proj ? std::max(0.02, 0.9 / std::sqrt(fan_in)) : 0.05;
-    std::normal_distribution<double> n(proj ? 0.0 : 1.0, sd);
     Tensor<double> t(shape);
-    for (auto& x : t.data) x = n(rng);
+    if (proj) {
+      // Student's t, nu = 5 (variance nu / (nu - 2)), scaled to standard deviation sd.
+      constexpr double kNu = 5;
+      const double sd = std::max(0.02, 0.9 / std::sqrt(fan_in));
+      const double to_sd = sd * std::sqrt((kNu - 2) / kNu);
+      std::student_t_distribution<double> st(kNu);
+      for (auto& x : t.data) x = to_sd * st(rng);
+    } else {
+      std::normal_distribution<double> n(1.0, 0.05);
+      for (auto& x : t.data) x = n(rng);
+    }
     w.emplace(role, std::move(t));
   }
   return w;

@@ -244,8 +244,12 @@ TEST(Contract, UnwritableFoldersAreRefusedFirst) {
 // --- part 6: nonsense flag values and files ---------------------------------------------
 
 TEST(Contract, FidelityFlagsAreRangeChecked) {
-  expect_refused({"select --fidelity-steps -1", "--fidelity-steps: must be an integer in [1, 256], got '-1'"});
-  expect_refused({"select --fidelity-steps 0", "--fidelity-steps: must be an integer in [1, 256], got '0'"});
+  expect_refused({"select --fidelity-steps -1", "--fidelity-steps: must be an integer in [1, 4096], got '-1'"});
+  expect_refused({"select --fidelity-steps 0", "--fidelity-steps: must be an integer in [1, 4096], got '0'"});
+  expect_refused({"select --quantizer block16", "--quantizer: must be per-channel, block32 or block64, got 'block16'"});
+  expect_refused({"whatif --quantizer per-tensor", "--quantizer: must be per-channel, block32 or block64, got 'per-tensor'"});
+  expect_refused({"parity --quantizer BLOCK64", "--quantizer: must be per-channel, block32 or block64, got 'BLOCK64'"});
+  expect_refused({"select --calibration-steps -1", "--calibration-steps: must be an integer in [0, 4096], got '-1'"});
   expect_refused({"select --min-snr-db nan", "--min-snr-db: must be a finite number in [0, 1000], got 'nan'"});
   expect_refused({"select --fidelity-slack-db -3", "--fidelity-slack-db: must be a finite number in [0, 1000], got '-3'"});
   expect_refused({"whatif --min-gain-pct inf", "--min-gain-pct: must be a finite number in [0, 100], got 'inf'"});

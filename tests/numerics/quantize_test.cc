@@ -9,6 +9,9 @@
 #include <vector>
 
 #include "model/numerics/quantize.h"
+#include "model/numerics/weights.h"
+#include "support/error.h"
+#include "tiny_layer.h"
 
 namespace layoutx::model::numerics {
 namespace {
@@ -141,6 +144,107 @@ TEST(Quantize, U16AffineFromTheTensorsRange) {
   std::vector<double> zeros(4, 0.0);
   quantize_u16_in_place(zeros);
   EXPECT_EQ(zeros, std::vector<double>(4, 0.0));
+}
+
+
+// Weight-level SNR (dB) of a quantized weight against the original.
+double weight_snr_db(const Tensor<double>& w, const Tensor<double>& q) {
+  double s = 0, n = 0;
+  for (int64_t i = 0; i < w.size(); ++i) s += w[i] * w[i], n += (q[i] - w[i]) * (q[i] - w[i]);
+  return 10 * std::log10(s / n);
+}
+
+// Heavy-tailed seeded projection weights of a Spark-proxy-sized layer ([256, 3072] q_k_v_proj).
+Tensor<double> heavy_tailed_weight() {
+  LayerSpec layer = tiny_layer(LayerType::kSliding);
+  layer.hidden = 256;
+  layer.heads = 8;
+  layer.kv_heads = 2;
+  layer.head_dim = 256;
+  return seeded_weights(layer, 7).at(Role::kQkv);
+}
+
+// LPBQ by its definition: per column and block, the step is k S_c with the per-channel
+// S_c = max_b s_cb / 16 and an integer k in [1, 16] no smaller than the block's own scale s_cb;
+// every element within half its step (nothing clips); codes in [-8, 7].
+TEST(Quantize, LpbqBlockStepsAndErrorBound) {
+  const Tensor<double> w = heavy_tailed_weight();
+  for (int block : {32, 64, 100}) {  // 100 does not divide 256: a shorter last block
+    const Tensor<double> q = quantize_weight_lpbq(w, block), step = lpbq_steps(w, block);
+    const int64_t cols = w.shape.back(), rows = w.shape[0];
+    for (int64_t c = 0; c < cols; c += 97) {
+      double per_channel = 0;
+      std::vector<double> own;
+      for (int64_t b0 = 0; b0 < rows; b0 += block) {
+        double m = 0;
+        for (int64_t r = b0; r < std::min(rows, b0 + block); ++r) m = std::max(m, std::fabs(w[r * cols + c]));
+        own.push_back(m / 7);
+        per_channel = std::max(per_channel, m / 7 / 16);
+      }
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t i = r * cols + c;
+        const double k = step[i] / per_channel;
+        EXPECT_NEAR(k, std::round(k), 1e-9) << block << " " << r << " " << c;
+        EXPECT_GE(std::round(k), 1);
+        EXPECT_LE(std::round(k), 16);
+        EXPECT_GE(step[i], own[r / block] * (1 - 1e-12));        // no clipping
+        EXPECT_LT(step[i], own[r / block] + per_channel * 1.0001);  // the smallest such k
+        EXPECT_LE(std::fabs(q[i] - w[i]), step[i] / 2 * (1 + 1e-12)) << block << " " << r << " " << c;
+        const double code = q[i] / step[i];
+        EXPECT_NEAR(code, std::round(code), 1e-9);
+        EXPECT_GE(std::round(code), -8);
+        EXPECT_LE(std::round(code), 7);
+      }
+    }
+  }
+}
+
+// On heavy-tailed weights a block's scale follows its own largest weight, not the column's:
+// block 32 is finer than block 64, which is finer than per channel; 8-bit per channel far above.
+TEST(Quantize, BlockWiseBeatsPerChannelOnHeavyTailedWeights) {
+  const Tensor<double> w = heavy_tailed_weight();
+  const double pc = weight_snr_db(w, quantize_weight(w, 4, WeightQuantizer::kPerChannel));
+  const double b64 = weight_snr_db(w, quantize_weight(w, 4, WeightQuantizer::kBlock64));
+  const double b32 = weight_snr_db(w, quantize_weight(w, 4, WeightQuantizer::kBlock32));
+  const double w8 = weight_snr_db(w, quantize_weight(w, 8, WeightQuantizer::kBlock32));  // 8 bits: per channel
+  EXPECT_GT(b32, b64);
+  EXPECT_GT(b64, pc + 1.0);  // more than a dB: the column's outliers no longer set every step
+  EXPECT_GT(w8, b32 + 20.0);
+  EXPECT_EQ(quantize_weight(w, 8, WeightQuantizer::kBlock32).data, quantize_weight_per_channel(w, 8).data);
+  EXPECT_EQ(quantize_weight(w, 4, WeightQuantizer::kPerChannel).data, quantize_weight_per_channel(w, 4).data);
+}
+
+TEST(Quantize, QuantizerNames) {
+  for (auto q : {WeightQuantizer::kPerChannel, WeightQuantizer::kBlock32, WeightQuantizer::kBlock64})
+    EXPECT_EQ(parse_weight_quantizer(to_string(q), "--quantizer"), q);
+  EXPECT_EQ(block_size(WeightQuantizer::kBlock32), 32);
+  EXPECT_EQ(block_size(WeightQuantizer::kBlock64), 64);
+  try {
+    parse_weight_quantizer("block16", "--quantizer");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--quantizer: unknown quantizer 'block16'"), std::string::npos) << e.what();
+  }
+}
+
+// A static (calibrated) range: values inside are within half a step of themselves, values
+// outside clip to the range's ends, zero stays exactly zero.
+TEST(Quantize, U16WithACalibratedRangeClipsOutside) {
+  const U16Range r{-2.0, 6.0};
+  const double scale = 8.0 / 65535;
+  std::vector<double> x = {0.0, -0.0, 1.2345, -1.99, 5.999, -3.0, 7.5, 1e9};
+  std::vector<double> y(x.size());
+  quantize_u16_with_range(x.data(), y.data(), x.size(), r);
+  EXPECT_EQ(y[0], 0.0);
+  EXPECT_EQ(y[1], 0.0);
+  for (int i = 2; i < 5; ++i) EXPECT_LE(std::fabs(y[i] - x[i]), scale / 2 * (1 + 1e-9)) << x[i];
+  const double offset = std::nearbyint(2.0 / scale);
+  EXPECT_DOUBLE_EQ(y[5], -offset * scale);  // clipped to code 0
+  EXPECT_DOUBLE_EQ(y[6], (65535 - offset) * scale);
+  EXPECT_DOUBLE_EQ(y[7], (65535 - offset) * scale);
+  const U16Range seen = u16_range(x.data(), 6);
+  EXPECT_EQ(seen.lo, -3.0);
+  EXPECT_EQ(seen.hi, 5.999);
 }
 
 }  // namespace
