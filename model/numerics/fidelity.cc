@@ -95,7 +95,7 @@ Sequence run_quantized(const LayerGraph& g, PreparedWeights<T>& exact, PreparedW
   opt.simulate_precision = true;
   opt.quantizer = quant.w4;
   ActivationRanges ranges;
-  if (is_quantized(g.variant.precision) && quant.calibration_steps > 0) {
+  if (is_quantized(g.variant.precision()) && quant.calibration_steps > 0) {
     const int history = std::max(static_cast<int>(hidden_in.size()), quant.calibration_steps);
     ranges = calibrate_activations<T>(g, exact, calibration_inputs(g.layer.hidden, history, quant.calibration_seed),
                                       quant.calibration_steps, opt);
