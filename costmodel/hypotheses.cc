@@ -340,6 +340,12 @@ std::optional<CoefficientBelief> HypothesisPredictor::belief() const {
   return b;
 }
 
+std::vector<BeliefComponent> HypothesisPredictor::belief_components() const {
+  std::vector<BeliefComponent> out;
+  for (size_t h = 0; h < members_.size(); ++h) out.push_back({weights_[h], offset_[h], *members_[h]->belief()});
+  return out;
+}
+
 double HypothesisPredictor::difference_half_width_ms(const Prediction& a, const Prediction& b) const {
   if (a.design_row.size() != offset_.back() || b.design_row.size() != offset_.back())
     return Predictor::difference_half_width_ms(a, b);
@@ -360,7 +366,10 @@ double HypothesisPredictor::difference_half_width_ms(const Prediction& a, const 
 }
 
 std::unique_ptr<HypothesisPredictor> make_predictor(const HypothesisSet& set, const DeviceSpec& device, double mass) {
-  RuleSet rules = load_device_rules(device);
+  return make_predictor(set, load_device_rules(device), mass);
+}
+
+std::unique_ptr<HypothesisPredictor> make_predictor(const HypothesisSet& set, const RuleSet& rules, double mass) {
   std::vector<std::string> names;
   std::vector<double> weights;
   std::vector<std::unique_ptr<OpLevelPredictor>> members;

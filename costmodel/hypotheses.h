@@ -101,6 +101,10 @@ class HypothesisPredictor : public Predictor {
   // difference_half_width_ms carries; with one hypothesis holding nearly all the weight (as the
   // shipped data gives) the two agree.
   std::optional<CoefficientBelief> belief() const override;
+  // The mixture itself: member h's calibrated belief over its slice of the concatenated row
+  // (mean theta_h, covariance cov_h, its model error), with weight w_h. What `next` values a
+  // measurement under: a timing also moves the weights, so the spread between hypotheses counts.
+  std::vector<BeliefComponent> belief_components() const override;
   // Latency from a cached (concatenated) design row: the weighted sum of the members' dot products.
   double latency_from_row(const std::vector<double>& row) const;
   const std::vector<std::string>& names() const { return names_; }
@@ -146,6 +150,9 @@ std::unique_ptr<HypothesisPredictor> load_default_hypothesis_predictor(std::ostr
 // The same from a fitted set (no file), keeping the hypotheses that hold `mass` of the weight
 // (1: every hypothesis).
 std::unique_ptr<HypothesisPredictor> make_predictor(const HypothesisSet& set, const DeviceSpec& device,
+                                                    double mass = kPredictorWeightMass);
+// The same with legality rules of the caller's (e.g. a loop that adds compile outcomes).
+std::unique_ptr<HypothesisPredictor> make_predictor(const HypothesisSet& set, const RuleSet& rules,
                                                     double mass = kPredictorWeightMass);
 
 }  // namespace layoutx::costmodel

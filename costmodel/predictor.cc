@@ -9,4 +9,10 @@ double Predictor::difference_half_width_ms(const Prediction& a, const Prediction
   return std::hypot(0.5 * (a.high_ms - a.low_ms), 0.5 * (b.high_ms - b.low_ms));
 }
 
+std::vector<BeliefComponent> Predictor::belief_components() const {
+  auto b = belief();
+  if (!b) return {};
+  return {BeliefComponent{1.0, 0, std::move(*b)}};
+}
+
 }  // namespace layoutx::costmodel

@@ -55,6 +55,15 @@ struct CoefficientBelief {
   double noise_rel_sd = 0.0;
 };
 
+// One component of a mixture of such beliefs (a competing hypothesis of the device): its weight,
+// and a belief over the slice [offset, offset + belief.mean.size()) of the design row, so that
+// row[offset..] . mean / 1e3 is that component's own latency for a graph.
+struct BeliefComponent {
+  double weight = 1.0;
+  size_t offset = 0;
+  CoefficientBelief belief;
+};
+
 // Predicts a built layer graph. Implementations: the calibrated HTP model (galaxy-s25) and
 // any other device spec + calibration pair.
 class Predictor {
@@ -69,6 +78,8 @@ class Predictor {
   virtual double difference_half_width_ms(const Prediction& a, const Prediction& b) const;
   // The belief over the coefficients, when the model is linear in them; nullopt otherwise.
   virtual std::optional<CoefficientBelief> belief() const { return std::nullopt; }
+  // The belief as a mixture (weights sum to 1). Default: belief() as the one component.
+  virtual std::vector<BeliefComponent> belief_components() const;
 };
 
 }  // namespace layoutx::costmodel

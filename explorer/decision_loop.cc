@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "costmodel/calibration.h"
+#include "costmodel/hypotheses.h"
 #include "costmodel/op_level_predictor.h"
 #include "costmodel/repeated_timings.h"
 #include "db/costmodel_records.h"
@@ -36,13 +37,23 @@ namespace fs = std::filesystem;
 
 // The hidden device of one seed.
 struct Truth {
-  Eigen::VectorXd theta;  // us per feature unit, as the calibration keeps them
+  std::string hypothesis;    // which of the device's hypotheses is true ("" if it has none)
+  costmodel::DeviceSpec device;  // the spec derived for it: its coefficients and structure
+  Eigen::VectorXd theta;     // us per feature unit, as the calibration keeps them
 };
 
-// Coefficients from the priors: log-normal around each prior with its relative sd (mean = prior),
-// floored at the physical bound.
-Truth draw_truth(const costmodel::DeviceSpec& d, std::mt19937_64& rng) {
+// A hypothesis drawn uniformly from the device's (a stated prior: none is favoured before the
+// data), then its coefficients from their priors: log-normal around each prior with its relative
+// sd (mean = prior), floored at the physical bound.
+Truth draw_truth(const costmodel::DeviceSpec& base, bool competing, std::mt19937_64& rng) {
   Truth t;
+  t.device = base;
+  if (competing && !base.hypotheses.empty()) {
+    const auto& h = base.hypotheses[std::uniform_int_distribution<size_t>(0, base.hypotheses.size() - 1)(rng)];
+    t.hypothesis = h.name;
+    t.device = costmodel::with_hypothesis(base, h);
+  }
+  const costmodel::DeviceSpec& d = t.device;
   std::normal_distribution<double> n01(0.0, 1.0);
   t.theta.resize(static_cast<Eigen::Index>(d.coefficients.size()));
   for (size_t i = 0; i < d.coefficients.size(); ++i) {
@@ -59,12 +70,22 @@ std::string form_of(const std::string& reason) { return reason.substr(0, reason.
 // latencies are the true ones; its legality is the shipped rules' (the open questions).
 std::unique_ptr<costmodel::OpLevelPredictor> truth_predictor(const LoopSetup& s, const Truth& t) {
   costmodel::Calibration c;
-  c.device = s.device.name;
+  c.device = t.device.name;
   c.id = "truth";
-  for (const auto& k : s.device.coefficients) c.names.push_back(k.name);
+  for (const auto& k : t.device.coefficients) c.names.push_back(k.name);
   c.theta = t.theta;
   c.covariance = Eigen::MatrixXd::Zero(t.theta.size(), t.theta.size());
-  return std::make_unique<costmodel::OpLevelPredictor>(s.device, c, s.rules);
+  return std::make_unique<costmodel::OpLevelPredictor>(t.device, c, s.rules);
+}
+
+// The cost model the loop decides with, fitted on what was measured so far: the device's
+// hypotheses, each fitted and weighted as `calibrate` does (the mixture `next` values
+// measurements under), or the one structure of a device without hypotheses.
+std::unique_ptr<costmodel::Predictor> fitted_predictor(const LoopSetup& s, const std::vector<costmodel::MeasurementRecord>& records,
+                                                       const costmodel::RuleSet& rules) {
+  if (s.device.hypotheses.empty() || !s.competing_structures)
+    return std::make_unique<costmodel::OpLevelPredictor>(s.device, costmodel::calibrate(records, s.device).calibration, rules);
+  return costmodel::make_predictor(costmodel::fit_hypotheses(records, s.device), rules);
 }
 
 // The truth's hidden outcome of one open legality question: a fair coin, fixed by the seed and
@@ -110,7 +131,8 @@ LoopRun run_loop(const LoopSetup& s, uint64_t seed, Strategy strategy) {
   run.seed = seed;
   run.strategy = strategy;
   std::mt19937_64 truth_rng(seed), device_rng(seed * 7919 + 1), pick_rng(seed * 104729 + static_cast<int>(strategy));
-  Truth truth = draw_truth(s.device, truth_rng);
+  Truth truth = draw_truth(s.device, s.competing_structures, truth_rng);
+  run.truth_hypothesis = truth.hypothesis;
   auto oracle = truth_predictor(s, truth);
   Evaluator truth_ev(*oracle);
 
@@ -135,8 +157,8 @@ LoopRun run_loop(const LoopSetup& s, uint64_t seed, Strategy strategy) {
   for (int step = 0;; ++step) {
     // 3. Recalibrate on everything measured so far; re-select.
     const auto records = costmodel::combine_repeated_timings(seed_records, db::costmodel_timings(*db, s.device.name, s.device.boundaries, {}));
-    costmodel::Calibration cal = costmodel::calibrate(records, s.device).calibration;
-    costmodel::OpLevelPredictor predictor(s.device, cal, rules);
+    const auto fitted = fitted_predictor(s, records, rules);
+    const costmodel::Predictor& predictor = *fitted;
     Evaluator ev(predictor);
     SelectionPolicy policy;
     // Right within what one timing can resolve: the device's scatter, or the minimum gain.

@@ -3,13 +3,15 @@
 // for; the answer goes through the real path (an AI Hub profile JSON, ingested into a database,
 // recalibrated, re-selected), until the decisions equal the truth's optimum.
 //
-// The truth (one seed): coefficients drawn from the device spec's priors (log-normal around each
-// prior with its stated relative sd, floored at its physical bound), the same linear structure
-// the cost model has (the model is well specified: competing structures are not simulated), and a
-// hidden outcome (compiles or not, each with probability 1/2) for every legality question the
+// The truth (one seed): one of the device's hypotheses, drawn uniformly (with
+// competing_structures; else the base spec), its coefficients drawn from their priors (log-normal
+// around each prior with its stated relative sd, floored at its physical bound), and a hidden
+// outcome (compiles or not, each with probability 1/2) for every legality question the
 // rules leave open (unknown or contested) at the precision. The first export's graphs are
 // "measured" from the truth (timings with 2% noise; op shares are left out), and the cost model
-// is calibrated on them alone, so the loop never mixes the real device with a simulated one.
+// is calibrated on them alone, so the loop never mixes the real device with a simulated one. The
+// loop decides with what `select` would use: every hypothesis fitted and weighted on the data so
+// far (costmodel/hypotheses.h), so it does not know which structure is true either.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -40,6 +42,7 @@ struct LoopSetup {
   double timing_noise_rel = 0.02; // the simulated device's scatter
   std::string scratch_dir;        // where the simulated profiles and the database go
   bool explain = false;           // log each wrong decision (chosen vs the truth's best) per round
+  bool competing_structures = true;  // the truth draws a hypothesis; the loop fits the mixture
 };
 
 // A decision is right when its chosen graph converts on the truth and its true latency is within
@@ -50,6 +53,7 @@ struct LoopRun {
   Strategy strategy = Strategy::kNext;
   int measurements = 0;  // taken until every decision equals the truth's optimum
   bool converged = false;
+  std::string truth_hypothesis;  // the truth's structure ("" when not drawn)
   std::vector<std::string> log;  // one line per measurement: what, the answer, right yet?
 };
 

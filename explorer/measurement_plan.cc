@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "costmodel/hypotheses.h"
 #include "explorer/design_space.h"
 #include "support/error.h"
 
@@ -13,18 +14,26 @@ std::string graph_key(const model::LayerSpec& layer, const model::Variant& v) {
   return Evaluator::shape_key(layer) + "|" + v.key();
 }
 
+std::set<std::string> timed_graphs(const model::ModelSpec& model, const std::vector<costmodel::MeasurementRecord>& records) {
+  std::set<std::string> out;
+  for (const auto& r : records)
+    if (r.kind == costmodel::MeasurementRecord::Kind::kLayerTime && r.model == model.name && model.count(r.layer) > 0 &&
+        (r.layer == model::LayerType::kFull || !model.sliding_window || r.context >= *model.sliding_window))
+      out.insert(graph_key(model.layer(r.layer, r.context), r.variant));
+  return out;
+}
+
 const char* to_string(PlannedMeasurement::Kind k) {
   return k == PlannedMeasurement::Kind::kTiming ? "timing" : "compile-only";
 }
 
 namespace {
 
-// A standard normal on a fine grid: E[f(z)] ~ sum w_i f(z_i). Deterministic (no sampling), and
-// exact enough for the expectation of a minimum of lines (piecewise linear in z).
+// A standard normal on a grid of n points over +-6 sd: E[f(z)] ~ sum w_i f(z_i). Deterministic
+// (no sampling), and exact enough for the expectation of a minimum of lines (piecewise linear).
 struct NormalGrid {
   std::vector<double> z, w;
-  NormalGrid() {
-    const int n = 1201;
+  explicit NormalGrid(int n) {
     const double lo = -6.0, hi = 6.0, h = (hi - lo) / (n - 1);
     double sum = 0;
     for (int i = 0; i < n; ++i) {
@@ -35,9 +44,11 @@ struct NormalGrid {
     for (double& x : w) x /= sum;
   }
 };
-const NormalGrid& grid() {
-  static const NormalGrid g;
-  return g;
+// One belief: 1201 points. A mixture of H: 241 points per component (a spacing of 0.05 sd), so
+// that the H x H posterior weights per point stay cheap.
+const NormalGrid& grid(size_t components) {
+  static const NormalGrid one(1201), each(241);
+  return components == 1 ? one : each;
 }
 
 // One graph a decision looks at: its latency, design row and identity.
@@ -51,25 +62,28 @@ bool known_good(const Candidate& k) {
   return k.eligible && k.eval.prediction.legality.compiles == costmodel::Compiles::kYes;
 }
 
-struct Belief {
-  size_t n = 0;
+// One component of the belief (a hypothesis of the device, or the only one), reading its slice
+// of the design row.
+struct Component {
+  double weight = 1;
+  size_t offset = 0, n = 0;
   std::vector<double> mean;
-  std::vector<double> cov;  // row-major
-  double model_rel_sd = 0;
-  // Sigma x (us^2 per feature unit): the covariance of theta with x . theta.
-  std::vector<double> times(const std::vector<double>& x) const {
+  std::vector<double> cov;  // n x n, row-major
+  double rel2 = 0;          // its model error, squared (relative)
+  double dot(const std::vector<double>& row, const std::vector<double>& v) const {
+    double s = 0;
+    for (size_t i = 0; i < n; ++i) s += row[offset + i] * v[i];
+    return s;
+  }
+  double latency_ms(const std::vector<double>& row) const { return dot(row, mean) / 1e3; }
+  // Sigma x over the slice (us^2 per feature unit): the covariance of theta with x . theta.
+  std::vector<double> times(const std::vector<double>& row) const {
     std::vector<double> out(n, 0.0);
     for (size_t i = 0; i < n; ++i)
-      for (size_t j = 0; j < n; ++j) out[i] += cov[i * n + j] * x[j];
+      for (size_t j = 0; j < n; ++j) out[i] += cov[i * n + j] * row[offset + j];
     return out;
   }
 };
-
-double dot(const std::vector<double>& a, const std::vector<double>& b) {
-  double s = 0;
-  for (size_t i = 0; i < a.size() && i < b.size(); ++i) s += a[i] * b[i];
-  return s;
-}
 
 std::string layer_label(const Decision& d) {
   return std::string(model::to_string(d.layer.type)) + " @ ctx " + std::to_string(d.ctx);
@@ -79,89 +93,144 @@ std::string layer_label(const Decision& d) {
 
 std::vector<PlannedMeasurement> plan_measurements(const costmodel::Predictor& predictor,
                                                   const std::vector<Decision>& decisions, const PlanOptions& opt) {
-  auto b = predictor.belief();
-  if (!b) throw Error("next: the cost model of " + predictor.device() + " has no linear belief over its coefficients");
-  Belief belief;
-  belief.n = b->mean.size();
-  belief.mean = b->mean;
-  belief.model_rel_sd = b->noise_rel_sd;
-  belief.cov = b->covariance;
-  if (belief.cov.size() != belief.n * belief.n) throw Error("next: the belief's covariance is not square");
+  std::vector<Component> comps;
+  size_t row_size = 0;
+  for (auto& c : predictor.belief_components()) {
+    Component k;
+    k.weight = c.weight;
+    k.offset = c.offset;
+    k.n = c.belief.mean.size();
+    k.mean = std::move(c.belief.mean);
+    k.cov = std::move(c.belief.covariance);
+    k.rel2 = c.belief.noise_rel_sd * c.belief.noise_rel_sd;
+    if (k.cov.size() != k.n * k.n) throw Error("next: the belief's covariance is not square");
+    row_size = std::max(row_size, k.offset + k.n);
+    comps.push_back(std::move(k));
+  }
+  if (comps.empty())
+    throw Error("next: the cost model of " + predictor.device() + " has no linear belief over its coefficients");
+  const size_t H = comps.size();
 
   // 1. The arms of each decision: its candidates known to compile.
   std::vector<std::vector<Arm>> arms(decisions.size());
   for (size_t d = 0; d < decisions.size(); ++d)
     for (const auto& k : decisions[d].choice.candidates)
-      if (known_good(k) && k.eval.prediction.design_row.size() == belief.n)
+      if (known_good(k) && k.eval.prediction.design_row.size() == row_size)
         arms[d].push_back({k.eval.prediction.latency_ms, &k.eval.prediction.design_row, k.eval.variant});
+  // Each arm's latency under each component (ms), and the mixture's mean.
+  std::vector<std::vector<std::vector<double>>> arm_ms(decisions.size());
+  std::vector<size_t> now(decisions.size(), 0);
+  for (size_t d = 0; d < decisions.size(); ++d) {
+    double best = 1e300;
+    for (size_t i = 0; i < arms[d].size(); ++i) {
+      std::vector<double> per(H);
+      double mixed = 0;
+      for (size_t h = 0; h < H; ++h) mixed += comps[h].weight * (per[h] = comps[h].latency_ms(*arms[d][i].row));
+      arm_ms[d].push_back(std::move(per));
+      if (mixed < best) best = mixed, now[d] = i;
+    }
+  }
 
   std::vector<PlannedMeasurement> plan;
-  const NormalGrid& g = grid();
+  const NormalGrid& g = grid(H);
 
   // 2. Timings: each distinct known-good graph (a sliding layer's is the same at every context).
+  // Under component h the timing y is N(mu_h, s_h^2) and arm i's latency moves with it along
+  // slope c_ih / s_h^2; after seeing y, the weights become p(h | y) and arm i's posterior mean is
+  // sum_h p(h | y) (a_ih + c_ih (y - mu_h) / s_h^2). The value is E_y[the decision's improvement],
+  // y drawn from the mixture: a timing that tells hypotheses apart is worth what that changes.
   std::map<std::string, bool> seen;
   for (size_t src = 0; src < decisions.size(); ++src)
     for (const auto& k : decisions[src].choice.candidates) {
-      if (!known_good(k) || k.eval.prediction.design_row.size() != belief.n) continue;
+      if (!known_good(k) || k.eval.prediction.design_row.size() != row_size) continue;
       const std::string key = graph_key(decisions[src].layer, k.eval.variant);
       if (seen[key] || opt.already_timed.count(key)) continue;
       seen[key] = true;
       const std::vector<double>& x = k.eval.prediction.design_row;
-      const double L = k.eval.prediction.latency_ms;
-      const std::vector<double> sx = belief.times(x);
-      const double rel2 = belief.model_rel_sd * belief.model_rel_sd;
-      const double var_y = std::max(dot(x, sx) / 1e6, 0.0) + rel2 * L * L + std::pow(opt.timing_rel_sd * L, 2);
-      const double sd_y = std::sqrt(std::max(var_y, 1e-18));
+      std::vector<double> mu(H), s(H), log_ws(H);
+      std::vector<std::vector<double>> sx(H);
+      for (size_t h = 0; h < H; ++h) {
+        const Component& c = comps[h];
+        mu[h] = c.latency_ms(x);
+        sx[h] = c.times(x);
+        const double var_y = std::max(c.dot(x, sx[h]) / 1e6, 0.0) + c.rel2 * mu[h] * mu[h] +
+                             std::pow(opt.timing_rel_sd * mu[h], 2);
+        s[h] = std::sqrt(std::max(var_y, 1e-18));
+        log_ws[h] = std::log(std::max(c.weight, 1e-300)) - std::log(s[h]);
+      }
 
       PlannedMeasurement m;
       m.kind = PlannedMeasurement::Kind::kTiming;
       m.variant = k.eval.variant;
       m.layer = decisions[src].layer;
       m.ctx = decisions[src].ctx;
-      m.predicted_ms = L;
-      m.predictive_sd_ms = sd_y;
-      std::vector<double> changed_mass(g.z.size(), 0.0);  // 1 where some decision changes
+      m.predicted_ms = k.eval.prediction.latency_ms;
+      {
+        std::vector<double> w(H), sd(H);
+        for (size_t h = 0; h < H; ++h) w[h] = comps[h].weight, sd[h] = s[h];
+        m.predictive_sd_ms = costmodel::mix(w, mu, sd).sd;
+      }
+      // Per decision: each arm's (a_ih, c_ih / s_h^2).
+      std::vector<std::vector<std::vector<std::pair<double, double>>>> lines(decisions.size());
+      for (size_t d = 0; d < decisions.size(); ++d) {
+        if (arms[d].size() < 2) continue;
+        for (size_t i = 0; i < arms[d].size(); ++i) {
+          std::vector<std::pair<double, double>> per(H);
+          for (size_t h = 0; h < H; ++h) {
+            const double a = arm_ms[d][i][h];
+            const double cov = comps[h].dot(*arms[d][i].row, sx[h]) / 1e6 + comps[h].rel2 * a * mu[h];
+            per[h] = {a, cov / (s[h] * s[h])};
+          }
+          lines[d].push_back(std::move(per));
+        }
+      }
+      std::vector<double> e_min(decisions.size(), 0.0);
+      std::vector<std::map<size_t, double>> wins(decisions.size());
+      std::vector<double> post(H);
+      for (size_t h = 0; h < H; ++h)
+        for (size_t t = 0; t < g.z.size(); ++t) {
+          const double y = mu[h] + s[h] * g.z[t], W = comps[h].weight * g.w[t];
+          double top = -1e300;
+          for (size_t q = 0; q < H; ++q) {
+            const double r = (y - mu[q]) / s[q];
+            post[q] = log_ws[q] - 0.5 * r * r;
+            top = std::max(top, post[q]);
+          }
+          double sum = 0;
+          for (double& v : post) sum += (v = std::exp(v - top));
+          for (double& v : post) v /= sum;
+          bool changed = false;
+          for (size_t d = 0; d < decisions.size(); ++d) {
+            if (lines[d].empty()) continue;
+            size_t arg = 0;
+            double lo = 1e300;
+            for (size_t i = 0; i < lines[d].size(); ++i) {
+              double v = 0;
+              for (size_t q = 0; q < H; ++q) v += post[q] * (lines[d][i][q].first + lines[d][i][q].second * (y - mu[q]));
+              if (v < lo) lo = v, arg = i;
+            }
+            e_min[d] += W * lo;
+            if (arg != now[d]) wins[d][arg] += W, changed = true;
+          }
+          if (changed) m.p_choice_changes += W;
+        }
       double best_contribution = -1;
       for (size_t d = 0; d < decisions.size(); ++d) {
-        const auto& A = arms[d];
-        if (A.size() < 2) continue;
-        std::vector<double> a(A.size()), slope(A.size());
-        size_t now = 0;
-        for (size_t i = 0; i < A.size(); ++i) {
-          a[i] = A[i].latency_ms;
-          const double cov = dot(*A[i].row, sx) / 1e6 + rel2 * A[i].latency_ms * L;
-          slope[i] = cov / sd_y;
-          if (a[i] < a[now]) now = i;
-        }
-        // E[min_i (a_i + slope_i z)], and which arm wins where.
-        double e_min = 0;
-        std::map<size_t, double> wins;
-        for (size_t t = 0; t < g.z.size(); ++t) {
-          size_t arg = 0;
-          double lo = a[0] + slope[0] * g.z[t];
-          for (size_t i = 1; i < A.size(); ++i) {
-            const double v = a[i] + slope[i] * g.z[t];
-            if (v < lo) lo = v, arg = i;
-          }
-          e_min += g.w[t] * lo;
-          if (arg != now) {
-            wins[arg] += g.w[t];
-            changed_mass[t] = 1.0;
-          }
-        }
-        const double contribution = std::max(0.0, a[now] - e_min) * decisions[d].count;
+        if (lines[d].empty()) continue;
+        double current = 0;
+        for (size_t h = 0; h < H; ++h) current += comps[h].weight * arm_ms[d][now[d]][h];
+        const double contribution = std::max(0.0, current - e_min[d]) * decisions[d].count;
         m.value_ms += contribution;
-        if (contribution > best_contribution && contribution > 0 && !wins.empty()) {
-          auto alt = std::max_element(wins.begin(), wins.end(),
+        if (contribution > best_contribution && contribution > 0 && !wins[d].empty()) {
+          auto alt = std::max_element(wins[d].begin(), wins[d].end(),
                                       [](const auto& x, const auto& y) { return x.second < y.second; });
           best_contribution = contribution;
           m.decision = layer_label(decisions[d]);
-          m.current = A[now].variant;
-          m.alternative = A[alt->first].variant;
+          m.current = arms[d][now[d]].variant;
+          m.alternative = arms[d][alt->first].variant;
           m.p_alternative = alt->second;
         }
       }
-      for (size_t t = 0; t < g.z.size(); ++t) m.p_choice_changes += g.w[t] * changed_mass[t];
       plan.push_back(std::move(m));
     }
 

@@ -10,6 +10,11 @@
 // posterior mean moves along one line in a standard normal z (a_k + b_k z), and the decision
 // taken afterwards is the lowest line.
 //
+// With competing hypotheses of the device (costmodel/hypotheses.h) the belief is their mixture:
+// each hypothesis is such a model with its weight, a timing is drawn from the mixture, and after
+// it the weights become p(h | timing), so a timing where the hypotheses disagree is worth what
+// telling them apart changes in the decisions.
+//
 // Value of a timing (knowledge gradient): the expected reduction of the step latency of the
 // decisions made after seeing it, E[min_k a_k] - E[min_k (a_k + b_k z)] summed over the
 // decisions (per layer type and context) weighted by their layer counts: ms per step. It is
@@ -23,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/measurements.h"
 #include "costmodel/predictor.h"
 #include "explorer/selection.h"
 
@@ -49,6 +55,10 @@ struct PlanOptions {
 // The identity of one graph: the layer's shape and the variant (a sliding layer's graph is the
 // same at every context).
 std::string graph_key(const model::LayerSpec& layer, const model::Variant& v);
+
+// The graph keys of the layer timings of `model` among `records` (a device's measurement file,
+// a database's timings): what plan_measurements should not propose again.
+std::set<std::string> timed_graphs(const model::ModelSpec& model, const std::vector<costmodel::MeasurementRecord>& records);
 
 struct PlannedMeasurement {
   enum class Kind { kTiming, kCompileOnly };

@@ -184,4 +184,21 @@ TEST_F(DbLoop, CalibrationSavedInTheDatabaseIsUsedAndNamedEverywhere) {
   EXPECT_TRUE(has(none.out, "holds no calibration for 'onnxruntime-cpu'")) << none.out;
 }
 
+// next does not propose a graph the database already holds a timing of (besides the device's
+// measurement file): the full roll at w4a16, ctx 4096, is a candidate until it is ingested.
+TEST_F(DbLoop, NextSkipsGraphsTimedInTheDatabase) {
+  const std::string ask = "next --precision w4a16 --ctx 4096 --no-fidelity --json";
+  Result before = layoutx(ask + " --budget 1");
+  ASSERT_EQ(before.status, 0) << before.out;
+  auto count = [](const std::string& json) { return std::stoi(json.substr(json.find("\"candidate_measurements\": ") + 26)); };
+  ingest_shipped(write("roll.csv", "layer,ctx,variant,precision,ms\nfull,4096,roll,w4a16,2.9\n"));
+  ASSERT_EQ(layoutx("calibrate --db " + db_).status, 0);
+  Result after = layoutx(ask + " --budget " + std::to_string(count(before.out)) + " --db " + db_);
+  EXPECT_EQ(after.status, 2) << "one candidate fewer, so the old count is over budget\n" << after.out;
+  after = layoutx(ask + " --budget " + std::to_string(count(before.out) - 1) + " --db " + db_);
+  ASSERT_EQ(after.status, 0) << after.out;
+  EXPECT_EQ(count(after.out), count(before.out) - 1) << after.out;
+  EXPECT_FALSE(has(after.out, "\"variant_key\": \"precision=w4a16\"")) << after.out;
+}
+
 }  // namespace
