@@ -8,6 +8,8 @@
 //     activations (attention) is a different class.
 //   - GELU erf and tanh are different classes: which is slower is the calibration's finding.
 #pragma once
+#include <boost/container/small_vector.hpp>
+
 #include <string>
 #include <vector>
 
@@ -20,7 +22,10 @@ struct LoweredOp {
   std::string name;                     // the graph op's name (a fused group: its first op)
   model::OpKind kind;                   // the graph op's kind
   OpClass op_class;                     // cost class
-  std::vector<model::Vertex> vertices;  // graph ops this HTP op executes (one unless fused)
+  // Graph ops this HTP op executes: one unless fused (an explicit softmax folds five). Inline
+  // storage: lowering runs for every graph the explorer prices, and a heap vector per op was a
+  // tenth of a sweep's allocations.
+  boost::container::small_vector<model::Vertex, 5> vertices;
 };
 
 // Lowered ops in topological order. Contract: every graph op is either in exactly one

@@ -59,8 +59,7 @@ Prediction OpLevelPredictor::price(const LayerFeatures& lf) const {
 double OpLevelPredictor::floor_ms(const model::LayerGraph& graph) const {
   // Roofline floor: the bytes that must cross DRAM each token (every weight once, the
   // boundary inputs read, the boundary outputs written) at peak bandwidth.
-  model::GraphTotals t = model::totals(graph, model::analyze(graph));
-  const double floor_bytes = static_cast<double>(t.weight_bytes + t.boundary_bytes_in + t.boundary_bytes_out);
+  const double floor_bytes = static_cast<double>(model::weight_and_boundary_bytes(graph));
   return floor_bytes / device_.dram_bytes_per_us() / 1e3;
 }
 

@@ -88,4 +88,14 @@ GraphTotals totals(const LayerGraph& g, const std::vector<OpStats>& stats) {
   return t;
 }
 
+int64_t weight_and_boundary_bytes(const LayerGraph& g) {
+  int64_t bytes = 0;
+  for (Vertex v = 0; v < g.size(); ++v) {
+    const OpNode& n = g.op(v);
+    if (n.kind == OpKind::kWeight || n.kind == OpKind::kInput || n.kind == OpKind::kOutput)
+      bytes += tensor_bytes(n.shape, n.dtype);
+  }
+  return bytes;
+}
+
 }  // namespace layoutx::model

@@ -34,5 +34,8 @@ struct GraphTotals {
 // Side table: stats[v] for every vertex v.
 std::vector<OpStats> analyze(const LayerGraph& g);
 GraphTotals totals(const LayerGraph& g, const std::vector<OpStats>& stats);
+// weight_bytes + boundary_bytes_in + boundary_bytes_out of totals(g, analyze(g)), without the
+// per-op analysis: the bytes a roofline floor moves (every weight once, the boundary tensors).
+int64_t weight_and_boundary_bytes(const LayerGraph& g);
 
 }  // namespace layoutx::model

@@ -43,6 +43,10 @@ TEST(Builder, RollReturnsTheWindowRingReturnsOneEntry) {
     auto tring = totals(ring, analyze(ring));
     EXPECT_EQ(troll.boundary_bytes_out - tring.boundary_bytes_out, (511 - 1) * KV * D * 2 * 2);
     EXPECT_EQ(troll.boundary_bytes_in, tring.boundary_bytes_in);
+    for (const auto* g : {&roll, &ring}) {
+      auto t = totals(*g, analyze(*g));
+      EXPECT_EQ(weight_and_boundary_bytes(*g), t.weight_bytes + t.boundary_bytes_in + t.boundary_bytes_out);
+    }
     EXPECT_EQ(roll.count(OpKind::kSlice), ring.count(OpKind::kSlice) + 2);  // k and v window slices
     EXPECT_NO_THROW(roll.by_name("cache/k_window"));
     EXPECT_THROW(ring.by_name("cache/k_window"), Error);
