@@ -27,8 +27,8 @@ struct Legality {
 // Cost of one lowered HTP op.
 struct OpCost {
   std::string name;      // the lowered op's name (a graph op, or a fused group's first op)
-  std::string kind;      // graph OpKind name
-  std::string op_class;  // the cost class the coefficients are kept per (e.g. "matmul_weight")
+  const char* kind = "";      // graph OpKind name (model::to_string: static storage)
+  const char* op_class = "";  // the cost class the coefficients are kept per (e.g. "matmul_weight"; static)
   double ms = 0.0;
 };
 
