@@ -1,7 +1,9 @@
 // How many measurements each strategy needs until every decision is the truth's optimum, over
 // seeded truths of the simulated device (explorer/decision_loop.h). Prints the distribution per
 // strategy: median, 90th percentile, how many did not converge within the budget.
-//   decision_loop_report [--seeds N] [--precision P] [--max M] [--ctx C ...] [--verbose]
+//   decision_loop_report [--seeds N] [--precision P] [--max M] [--ctx C ...] [--one-structure] [--verbose]
+// --one-structure: the truth has the base spec's structure and the loop fits that one structure
+// (default: the truth draws one of the device's hypotheses and the loop fits their mixture).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -47,6 +49,7 @@ int main(int argc, char** argv) try {
     else if (a == "--max") s.max_measurements = std::stoi(next());
     else if (a == "--ctx") s.ctxs.push_back(std::stoi(next()));
     else if (a == "--verbose") verbose = s.explain = true;
+    else if (a == "--one-structure") s.competing_structures = false;
     else throw Error("unknown argument " + a);
   }
   if (s.ctxs.empty()) s.ctxs = {1024, 4096};
@@ -71,8 +74,9 @@ int main(int argc, char** argv) try {
   std::filesystem::remove_all(tmpl);
   std::printf("simulated device: %d seeded truths, %s, ctx", seeds, precision.c_str());
   for (int c : s.ctxs) std::printf(" %d", c);
-  std::printf("; budget %d measurements (a run not right by then counts %d)\n\n", s.max_measurements,
-              s.max_measurements + 1);
+  std::printf("; budget %d measurements (a run not right by then counts %d); %s\n\n", s.max_measurements,
+              s.max_measurements + 1,
+              s.competing_structures ? "truths draw a hypothesis, the loop fits the mixture" : "one structure");
   // Round 0 is the same for every strategy: the truths whose first decision was already right
   // need 0 measurements whatever the strategy. The second table leaves them out.
   std::vector<bool> open(seeds, false);
