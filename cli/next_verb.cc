@@ -164,7 +164,7 @@ void add_next_verb(CLI::App& app) {
     // 2. The open decisions: select's choices per context and layer type.
     std::vector<explorer::Decision> decisions;
     for (int ctx : args->ctxs) {
-      ContextAnswer a = answer_context(ev, m, ctx, p, same_policy(args->fidelity.policy()));
+      explorer::ContextAnswer a = explorer::answer_context(ev, m, ctx, p, explorer::same_policy(args->fidelity.policy()));
       for (auto& c : a.choices) decisions.push_back({ctx, m.count(c.layer), m.layer(c.layer, ctx), std::move(c)});
     }
     // 3. Rank every candidate measurement by its value.

@@ -132,7 +132,7 @@ HtmlReportInput html_input(db::Connection& conn, const ReportArgs& a, std::vecto
     explorer::Evaluator ev(*predictor);
     model::ModelSpec m = model::load_model(r.model);
     for (auto p : {model::Precision::kFp16, model::Precision::kW8A16, model::Precision::kW4A16}) {
-      ContextAnswer ans = answer_context(ev, m, a.decision_ctx, p, same_policy({}));
+      explorer::ContextAnswer ans = explorer::answer_context(ev, m, a.decision_ctx, p, explorer::same_policy({}));
       for (const auto& c : ans.choices) {
         ReportDecision d;
         d.device = r.device;
