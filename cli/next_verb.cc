@@ -17,6 +17,7 @@
 #include "costmodel/measurements.h"
 #include "emit/bundle.h"
 #include "explorer/measurement_plan.h"
+#include "explorer/open_decisions.h"
 #include "model/builder.h"
 #include "model/limits.h"
 #include "model/model_loader.h"
@@ -162,18 +163,12 @@ void add_next_verb(CLI::App& app) {
     auto fidelity = args->fidelity.load();
     explorer::Evaluator ev(*predictor, fidelity.get());
     // 2. The open decisions: select's choices per context and layer type.
-    std::vector<explorer::Decision> decisions;
-    for (int ctx : args->ctxs) {
-      explorer::ContextAnswer a = explorer::answer_context(ev, m, ctx, p, explorer::same_policy(args->fidelity.policy()));
-      for (auto& c : a.choices) decisions.push_back({ctx, m.count(c.layer), m.layer(c.layer, ctx), std::move(c)});
-    }
-    // 3. Rank every candidate measurement by its value.
+    std::vector<explorer::Decision> decisions = explorer::open_decisions(ev, m, args->ctxs, p, args->fidelity.policy());
+    // 3. Rank every candidate measurement by its value (not proposing what the device's measurements timed).
     explorer::PlanOptions options;
-    const costmodel::CalibrationFiles& files = args->predictor.spec.calibration;  // timed already: the device's measurements
+    const costmodel::CalibrationFiles& files = args->predictor.spec.calibration;
     if (!files.measurements.empty())
-      for (const auto& r : costmodel::load_measurements(costmodel::device_file(files.measurements)))
-        if (r.kind == costmodel::MeasurementRecord::Kind::kLayerTime && r.model == m.name)
-          options.already_timed.insert(explorer::graph_key(m.layer(r.layer, r.context), r.variant));
+      options.already_timed = explorer::timed_graph_keys(costmodel::load_measurements(costmodel::device_file(files.measurements)), m);
     auto plan = explorer::plan_measurements(*predictor, decisions, options);
     if (static_cast<size_t>(args->budget) > plan.size())
       throw Error("--budget: " + std::to_string(args->budget) + " is more than the " + std::to_string(plan.size()) +

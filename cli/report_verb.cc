@@ -14,6 +14,7 @@
 #include "db/schema.h"
 #include "explorer/evaluator.h"
 #include "model/model_loader.h"
+#include "support/clock.h"
 #include "support/json_writer.h"
 
 namespace layoutx::cli {
@@ -117,7 +118,7 @@ void print_json(const std::vector<db::DeviceModelReport>& reps, const std::strin
 HtmlReportInput html_input(db::Connection& conn, const ReportArgs& a, std::vector<db::DeviceModelReport> reps) {
   HtmlReportInput in;
   in.database = conn.path();
-  in.generated_at = db::now_utc();
+  in.generated_at = utc_now();
   in.reports = std::move(reps);
   DevicePredictions predictions(conn, a.calibration);
   db::RegressOptions opt;
