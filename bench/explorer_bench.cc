@@ -11,6 +11,7 @@
 #include "costmodel/hypotheses.h"
 #include "explorer/composition.h"
 #include "explorer/design_space.h"
+#include "explorer/context_answer.h"
 #include "explorer/selection.h"
 #include "model/builder.h"
 #include "model/model_loader.h"
@@ -98,12 +99,8 @@ void BM_WhatifCold(benchmark::State& state) {
     auto pr = predictor();
     auto m = model::load_model("spark-x2.5-1.7b");
     explorer::Evaluator ev(*pr);
-    for (auto p : {model::Precision::kW4A16, model::Precision::kW8A16}) {
-      explorer::Assignment a;
-      for (auto t : {model::LayerType::kSliding, model::LayerType::kFull})
-        a[t] = explorer::select_layer(ev, m.layer(t, 4096), p).chosen.eval.variant;
-      benchmark::DoNotOptimize(explorer::compare(ev, m, 4096, a).step.ms);
-    }
+    for (auto p : {model::Precision::kW4A16, model::Precision::kW8A16})
+      benchmark::DoNotOptimize(explorer::answer_context(ev, m, 4096, p, explorer::same_policy({})).comparison.step.ms);
   }
 }
 BENCHMARK(BM_WhatifCold)->Unit(benchmark::kMillisecond);

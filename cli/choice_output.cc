@@ -6,22 +6,6 @@
 
 namespace layoutx::cli {
 
-ContextAnswer answer_context(explorer::Evaluator& ev, const model::ModelSpec& m, int ctx, model::Precision p,
-                             const Policies& policies) {
-  ContextAnswer a;
-  a.ctx = ctx;
-  explorer::Assignment chosen;
-  for (auto t : {model::LayerType::kSliding, model::LayerType::kFull}) {
-    if (m.count(t) == 0) continue;
-    auto it = policies.find(t);
-    a.choices.push_back(explorer::select_layer(ev, m.layer(t, ctx), p, it != policies.end() ? it->second : explorer::SelectionPolicy{}));
-    chosen[t] = a.choices.back().chosen.eval.variant;
-  }
-  a.comparison = explorer::compare(ev, m, ctx, chosen);
-  a.whole = explorer::whole_step(ev.predictor(), m, a.comparison.step, p);
-  return a;
-}
-
 void print_whole_step_line(std::ostream& out, const explorer::WholeStep& s) {
   out << "whole step " << fmt(s.ms) << " ms/token [" << fmt(s.low_ms) << ", " << fmt(s.high_ms) << "] = "
       << fmt(1e3 / s.ms, 1) << " tokens/s   layers only " << fmt(s.layers_ms) << " ms   LM head ("
@@ -47,10 +31,6 @@ model::Precision head_precision_or(const std::string& flag, model::Precision lay
   return flag.empty() ? layers : model::parse_precision(flag);
 }
 
-Policies same_policy(const explorer::SelectionPolicy& policy) {
-  return {{model::LayerType::kSliding, policy}, {model::LayerType::kFull, policy}};
-}
-
 std::string short_name(const model::Variant& v) { return model::design_space().display_name(v); }
 
 namespace {
@@ -58,7 +38,7 @@ std::string interval(const costmodel::Prediction& p) { return "[" + fmt(p.low_ms
 std::string snr(const explorer::Candidate& k) { return k.eval.snr_db ? fmt(*k.eval.snr_db, 1) + " dB" : "-"; }
 }  // namespace
 
-void print_choices_table(std::ostream& out, const ContextAnswer& a) {
+void print_choices_table(std::ostream& out, const explorer::ContextAnswer& a) {
   Table t({"layer", "n", "chosen", "ms", "interval", "compiles", "fidelity", "runner-up", "margin ms", "tie",
            "P(runner-up faster)"});
   for (const auto& c : a.choices) {

@@ -6,28 +6,13 @@
 #include <vector>
 
 #include "explorer/composition.h"
+#include "explorer/context_answer.h"
 #include "explorer/selection.h"
 #include "explorer/whole_step.h"
 #include "model/design_space.h"
 #include "support/json_writer.h"
 
 namespace layoutx::cli {
-
-// One context's answer: the per-type choices and the composed step with its baselines.
-struct ContextAnswer {
-  int ctx = 0;
-  std::vector<explorer::Choice> choices;
-  explorer::Comparison comparison;
-  explorer::WholeStep whole;  // the chosen step with embedding, final norm and LM head
-};
-
-// Selection for one model at one context: a choice per layer type the model has (each under its
-// type's policy), then the composed step beside the baselines.
-using Policies = std::map<model::LayerType, explorer::SelectionPolicy>;
-ContextAnswer answer_context(explorer::Evaluator& ev, const model::ModelSpec& m, int ctx, model::Precision p,
-                             const Policies& policies);
-// The same policy for every layer type.
-Policies same_policy(const explorer::SelectionPolicy& policy);
 
 // Short name of a variant: its preset, or "preset+axis=value" for the axes that differ from the
 // nearest preset, or the key.
@@ -39,7 +24,7 @@ void write_whole_step_json(JsonWriter& w, const explorer::WholeStep& s);
 // --head-precision: "" means the layers' precision.
 model::Precision head_precision_or(const std::string& flag, model::Precision layers);
 
-void print_choices_table(std::ostream& out, const ContextAnswer& a);
+void print_choices_table(std::ostream& out, const explorer::ContextAnswer& a);
 void print_comparison_line(std::ostream& out, const explorer::Comparison& c);
 void write_choice_json(JsonWriter& w, const explorer::Choice& c);
 // "axes": every axis that applies to v (and to the model, when its scope is given), with its value.

@@ -9,10 +9,13 @@
 #include <string>
 
 #include "explorer/evaluator.h"
+#include "explorer/fidelity_proxy.h"
 #include "explorer/selection.h"
 #include "model/numerics/fidelity.h"
 
 namespace layoutx::cli {
+
+// The flags only: the fidelity policy itself (proxy, skips, the oracle) is explorer/fidelity_proxy.h.
 
 // --quantizer (how 4-bit weights are quantized: per-channel, block32, block64; default the
 // numerics' kDefaultW4Quantizer) and --calibration-steps (decode steps the 16-bit activation
@@ -20,8 +23,6 @@ namespace layoutx::cli {
 void add_quantizer_options(CLI::App& app, std::string& quantizer, int& calibration_steps);
 // The QuantOptions of those flags (the quantizer checked: Error naming --quantizer).
 model::numerics::QuantOptions quant_options(const std::string& quantizer, int calibration_steps);
-// "w8 per channel, w4 block64 (LPBQ), a16 calibrated on 8 steps", for the outputs.
-std::string quant_description(const model::numerics::QuantOptions& q);
 
 struct FidelityOptions {
   bool off = false;
@@ -38,9 +39,5 @@ struct FidelityOptions {
   std::unique_ptr<explorer::FidelityOracle> load() const;
   std::string describe(const explorer::FidelityOracle* oracle) const;
 };
-
-// "fidelity skipped for full layers at ctx N (they cache M tokens, above 65536)" when the oracle
-// is on and skips a layer type of `m` at `ctx` (model/limits.h); "" otherwise.
-std::string fidelity_skip_note(const model::ModelSpec& m, int ctx, const explorer::FidelityOracle* oracle);
 
 }  // namespace layoutx::cli

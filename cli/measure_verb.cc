@@ -1,7 +1,7 @@
 // layoutx measure: emits one layer variant, runs it in ONNX Runtime on this machine's CPU
 // (warm-up, then timed runs, profiling on) and ingests the ORT profile into the database as
 // device `onnxruntime-cpu`, with the run's details (wall times, threads, ORT version) as notes.
-// --loop: the CPU loop (emit/cpu_loop.h): measure, calibrate on a subset, predict the rest.
+// --loop: the CPU loop (explorer/cpu_loop.h, run with emit/cpu_runner.h): measure, calibrate on a subset, predict the rest.
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -14,7 +14,8 @@
 #include "db/schema.h"
 #include "costmodel/device_spec.h"
 #include "emit/bundle.h"
-#include "emit/cpu_loop.h"
+#include "emit/cpu_runner.h"
+#include "explorer/cpu_loop.h"
 #include "emit/onnx_writer.h"
 #include "emit/ort_runner.h"
 #include "emit/weights.h"
@@ -45,17 +46,25 @@ struct MeasureArgs {
   std::string device = "onnxruntime-cpu";
 };
 
-// --loop: measure a set of variants, calibrate on a subset, predict the rest (emit/cpu_loop.h).
+// --loop: measure a set of variants, calibrate on a subset, predict the rest (explorer/cpu_loop.h).
 void run_loop(const MeasureArgs& a) {
   // 1. The model, the CPU's device spec, the points (calibration subset and held-out).
   auto r = a.layer.resolve();
   auto dev = costmodel::load_device_named(a.device);
-  auto points = emit::default_loop_points(a.layer.ctx);
-  // 2. Measure all, ingest, calibrate on the subset, predict all.
+  auto points = explorer::default_loop_points(a.layer.ctx);
+  // 2. The database, then the device check: it must time layers as ONNX Runtime's profile does.
   std::unique_ptr<db::Connection> conn;
   if (!a.no_ingest) conn = db::open_database(a.db);
-  auto rep = emit::run_cpu_loop(a.layer.model, r.model, points, dev, a.run, (fs::path(a.out) / "loop").string(), conn.get());
-  // 3. Print.
+  emit::check_ort_device(dev);
+  // 3. Measure all (emit's ORT runner, a folder per point), ingest, calibrate on the subset, predict all.
+  const fs::path work = fs::path(a.out) / "loop";
+  auto run = [&](const model::LayerSpec& layer, const model::Variant& v, size_t i) {
+    auto res = emit::run_seeded_in_ort(layer, v, (work / ("point" + std::to_string(i))).string(), a.run);
+    return explorer::PointRun{res.profile_path, res.runs_ms,
+                              "onnxruntime-node " + res.ort_version + ", " + std::to_string(a.run.threads) + " thread(s)"};
+  };
+  auto rep = explorer::run_cpu_loop(a.layer.model, r.model, points, dev, run, conn.get());
+  // 4. Print.
   if (a.json) {
     JsonWriter j(std::cout);
     j.begin_object();

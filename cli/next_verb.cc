@@ -19,6 +19,7 @@
 #include "db/schema.h"
 #include "emit/bundle.h"
 #include "explorer/measurement_plan.h"
+#include "explorer/open_decisions.h"
 #include "model/builder.h"
 #include "model/limits.h"
 #include "model/model_loader.h"
@@ -164,12 +165,8 @@ void add_next_verb(CLI::App& app) {
     auto fidelity = args->fidelity.load();
     explorer::Evaluator ev(*predictor, fidelity.get());
     // 2. The open decisions: select's choices per context and layer type.
-    std::vector<explorer::Decision> decisions;
-    for (int ctx : args->ctxs) {
-      ContextAnswer a = answer_context(ev, m, ctx, p, same_policy(args->fidelity.policy()));
-      for (auto& c : a.choices) decisions.push_back({ctx, m.count(c.layer), m.layer(c.layer, ctx), std::move(c)});
-    }
-    // 3. Rank every candidate measurement by its value.
+    std::vector<explorer::Decision> decisions = explorer::open_decisions(ev, m, args->ctxs, p, args->fidelity.policy());
+    // 3. Rank every candidate measurement by its value (not proposing what the device's measurements timed).
     explorer::PlanOptions options;
     // Timed already: the device's measurement file, and the database's timings of it (--db).
     const costmodel::CalibrationFiles& files = args->predictor.spec.calibration;
@@ -180,7 +177,7 @@ void add_next_verb(CLI::App& app) {
       for (auto& t : db::costmodel_timings(*conn, args->predictor.spec.name, args->predictor.spec.boundaries, {}))
         timed.push_back(std::move(t.record));
     }
-    options.already_timed = explorer::timed_graphs(m, timed);
+    options.already_timed = explorer::timed_graph_keys(timed, m);
     auto plan = explorer::plan_measurements(*predictor, decisions, options);
     if (static_cast<size_t>(args->budget) > plan.size())
       throw Error("--budget: " + std::to_string(args->budget) + " is more than the " + std::to_string(plan.size()) +

@@ -195,7 +195,7 @@ void add_parity_verb(CLI::App& app) {
               << ", cache " << layer.cache_entries << " entries\n"
               << "history  " << ab.steps << " steps, weights " << weights_from << ", " << nx::to_string(arith)
               << (a.exact ? ", precision not simulated" : ", precision simulated") << "\n"
-              << "quant    " << quant_description(quant) << "\n"
+              << "quant    " << explorer::quant_description(quant) << "\n"
               << "A        " << sa.label() << "  (" << fmt(ra.seconds / ab.steps * 1e3, 2) << " ms/step)\n"
               << "B        " << sb.label() << "  (" << fmt(rb.seconds / ab.steps * 1e3, 2) << " ms/step)\n\n";
     Table t({"pair", "SNR", "update SNR", "worst step SNR", "max abs err", "top-1 agree", "top-" + std::to_string(a.topk) + " agree"});

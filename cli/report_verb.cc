@@ -14,6 +14,7 @@
 #include "db/schema.h"
 #include "explorer/evaluator.h"
 #include "model/model_loader.h"
+#include "support/clock.h"
 #include "support/json_writer.h"
 
 namespace layoutx::cli {
@@ -117,7 +118,7 @@ void print_json(const std::vector<db::DeviceModelReport>& reps, const std::strin
 HtmlReportInput html_input(db::Connection& conn, const ReportArgs& a, std::vector<db::DeviceModelReport> reps) {
   HtmlReportInput in;
   in.database = conn.path();
-  in.generated_at = db::now_utc();
+  in.generated_at = utc_now();
   in.reports = std::move(reps);
   DevicePredictions predictions(conn, a.calibration);
   db::RegressOptions opt;
@@ -132,7 +133,7 @@ HtmlReportInput html_input(db::Connection& conn, const ReportArgs& a, std::vecto
     explorer::Evaluator ev(*predictor);
     model::ModelSpec m = model::load_model(r.model);
     for (auto p : {model::Precision::kFp16, model::Precision::kW8A16, model::Precision::kW4A16}) {
-      ContextAnswer ans = answer_context(ev, m, a.decision_ctx, p, same_policy({}));
+      explorer::ContextAnswer ans = explorer::answer_context(ev, m, a.decision_ctx, p, explorer::same_policy({}));
       for (const auto& c : ans.choices) {
         ReportDecision d;
         d.device = r.device;

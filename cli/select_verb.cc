@@ -78,11 +78,11 @@ void add_select_verb(CLI::App& app) {
     auto fidelity = args->fidelity.load();
     explorer::Evaluator ev(*predictor, fidelity.get());
     // 2. Per context: choose per layer type, compose the step beside its baselines.
-    std::vector<ContextAnswer> answers;
-    for (int ctx : args->ctxs) answers.push_back(answer_context(ev, m, ctx, p, same_policy(args->fidelity.policy())));
+    std::vector<explorer::ContextAnswer> answers;
+    for (int ctx : args->ctxs) answers.push_back(explorer::answer_context(ev, m, ctx, p, explorer::same_policy(args->fidelity.policy())));
     const model::Precision head = head_precision_or(args->head_precision, p);
     if (head != p)
-      for (ContextAnswer& a : answers) a.whole = explorer::whole_step(*predictor, m, a.comparison.step, head);
+      for (explorer::ContextAnswer& a : answers) a.whole = explorer::whole_step(*predictor, m, a.comparison.step, head);
     // 3. Write the exporter's layout file(s).
     std::vector<std::string> written;
     if (!args->out.empty())
@@ -96,7 +96,7 @@ void add_select_verb(CLI::App& app) {
     // 4. Print.
     if (args->json) {
       JsonWriter w(std::cout);
-      auto one = [&](const ContextAnswer& a, size_t i) {
+      auto one = [&](const explorer::ContextAnswer& a, size_t i) {
         w.field("model", m.name);
         w.field("device", predictor->device());
         w.field("calibration_id", predictor->calibration_id());
@@ -109,7 +109,7 @@ void add_select_verb(CLI::App& app) {
         write_comparison_json(w, a.comparison);
         write_whole_step_json(w, a.whole);
         if (i < written.size()) w.field("layout_file", written[i]);
-        if (auto note = fidelity_skip_note(m, a.ctx, fidelity.get()); !note.empty()) w.field("fidelity_skipped", note);
+        if (auto note = explorer::fidelity_skip_note(m, a.ctx, fidelity.get()); !note.empty()) w.field("fidelity_skipped", note);
         w.field("fidelity", args->fidelity.describe(fidelity.get()));
       };
       w.begin_object();
@@ -134,7 +134,7 @@ void add_select_verb(CLI::App& app) {
     for (size_t i = 0; i < answers.size(); ++i) {
       std::cout << "\nctx " << answers[i].ctx << "\n";
       print_choices_table(std::cout, answers[i]);
-      if (auto note = fidelity_skip_note(m, answers[i].ctx, fidelity.get()); !note.empty()) std::cout << "  " << note << "\n";
+      if (auto note = explorer::fidelity_skip_note(m, answers[i].ctx, fidelity.get()); !note.empty()) std::cout << "  " << note << "\n";
       print_comparison_line(std::cout, answers[i].comparison);
       print_whole_step_line(std::cout, answers[i].whole);
       if (args->candidates)

@@ -35,8 +35,8 @@ struct Scenario {
   model::ModelSpec model;
   model::Precision precision;
   int ctx;
-  Policies policy;
-  ContextAnswer answer;
+  explorer::Policies policy;
+  explorer::ContextAnswer answer;
 };
 
 void scenario_json(JsonWriter& w, const Scenario& s) {
@@ -53,7 +53,7 @@ void scenario_json(JsonWriter& w, const Scenario& s) {
   w.end_object();
 }
 
-const explorer::Choice* find(const ContextAnswer& a, model::LayerType t) {
+const explorer::Choice* find(const explorer::ContextAnswer& a, model::LayerType t) {
   for (const auto& c : a.choices)
     if (c.layer == t) return &c;
   return nullptr;
@@ -89,20 +89,21 @@ void add_whatif_verb(CLI::App& app) {
       if (eq == std::string::npos) throw Error("--set-model: expected key=value, got '" + kv + "'");
       model::set_model_field(q.model, kv.substr(0, eq), kv.substr(eq + 1));
     }
-    auto base_policy = args->fidelity.policy();
-    for (auto t : {model::LayerType::kSliding, model::LayerType::kFull}) cur.policy[t] = q.policy[t] = base_policy;
-    // --allow-untested is part of the question: the current choice stays known-good.
-    for (auto& [t, policy] : cur.policy) policy.allow_untested = false;
+    std::vector<explorer::ForcedAxis> forced;
     for (const auto& s : args->sets) {
       TypedSet ts = parse_typed_set(q.model, s);
-      q.policy[ts.type].fixed_axes[ts.axis] = ts.value;
+      forced.push_back({ts.type, ts.axis, ts.value});
     }
+    // The current choice stays known-good; the question forces its axes.
+    auto policies = explorer::whatif_policies(args->fidelity.policy(), forced);
+    cur.policy = policies.current;
+    q.policy = policies.question;
     // 2. Answer both with the same cost model (one evaluator: shared graphs are built once).
     auto predictor = args->predictor.load();
     auto fidelity = args->fidelity.load();
     explorer::Evaluator ev(*predictor, fidelity.get());
-    cur.answer = answer_context(ev, cur.model, cur.ctx, cur.precision, cur.policy);
-    q.answer = answer_context(ev, q.model, q.ctx, q.precision, q.policy);
+    cur.answer = explorer::answer_context(ev, cur.model, cur.ctx, cur.precision, cur.policy);
+    q.answer = explorer::answer_context(ev, q.model, q.ctx, q.precision, q.policy);
     // 3. Print side by side with the difference.
     const double d = q.answer.comparison.step.ms - cur.answer.comparison.step.ms;
     if (args->json) {
@@ -132,7 +133,7 @@ void add_whatif_verb(CLI::App& app) {
     for (const auto& s : args->set_model) std::cout << ", " << s;
     std::cout << "\n(" << predictor->device() << ", calibration " << predictor->calibration_id() << ", " << args->predictor.source << ")\n";
     for (const Scenario* s : {&cur, &q})
-      if (auto note = fidelity_skip_note(s->model, s->ctx, fidelity.get()); !note.empty())
+      if (auto note = explorer::fidelity_skip_note(s->model, s->ctx, fidelity.get()); !note.empty())
         std::cout << (s == &cur ? "current: " : "question: ") << note << "\n";
     std::cout << "\n";
     Table t({"layer", "current", "ms", "n", "question", "ms", "n", "difference ms/layer"});

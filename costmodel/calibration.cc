@@ -14,6 +14,7 @@
 #include "costmodel/lowering.h"
 #include "costmodel/nnls.h"
 #include "support/atomic_file.h"
+#include "support/clock.h"
 #include "support/error.h"
 #include "support/paths.h"
 #include "support/yaml_reader.h"
@@ -133,15 +134,6 @@ std::string hex(uint64_t v, int digits) {
 std::string num(double v) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
-
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "db/ingest.h"
+#include "support/clock.h"
 #include "support/error.h"
 
 namespace layoutx::db {
@@ -58,7 +59,7 @@ bool record_calibration(Connection& c, const std::string& id, const std::string&
   if (seen.step()) return false;
   c.prepare("INSERT INTO calibrations (id, device_id, created_at, coefficients, data_hash, provenance, loo_error) "
             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
-      .bind(1, id).bind(2, device_id(c, device)).bind(3, now_utc()).bind(4, coefficients).bind(5, data_hash)
+      .bind(1, id).bind(2, device_id(c, device)).bind(3, utc_now()).bind(4, coefficients).bind(5, data_hash)
       .bind(6, provenance).bind(7, loo_error).run();
   tx.commit();
   return true;

@@ -10,6 +10,7 @@
 #include "db/schema.h"
 #include "db/sha256.h"
 #include "model/variant.h"
+#include "support/clock.h"
 #include "support/error.h"
 
 namespace layoutx::db {
@@ -32,15 +33,6 @@ std::string context_variant_key(const IngestContext& ctx, const std::string& nam
 std::string precision_of_key(const std::string& key) { return model::to_string(model::parse_variant(key).precision()); }
 
 }  // namespace
-
-std::string now_utc() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 Format detect_format(const std::string& path, std::string_view text) {
   std::string lower;
@@ -132,7 +124,7 @@ IngestResult store_profile(Connection& c, const Profile& p, const std::string& n
                        "ingested_at, notes, boundary) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
                        "ON CONFLICT (content_hash) DO NOTHING RETURNING id");
   run.bind(1, name).bind(2, hash).bind(3, to_string(p.format)).bind(4, p.tool).bind(5, p.tool_version)
-      .bind(6, dev).bind(7, now_utc()).bind(8, notes).bind(9, p.boundary);
+      .bind(6, dev).bind(7, utc_now()).bind(8, notes).bind(9, p.boundary);
   if (!run.step()) {
     auto other = c.prepare("SELECT id FROM measurement_runs WHERE content_hash = ?1");
     other.bind(1, hash);

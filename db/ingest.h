@@ -50,7 +50,4 @@ int64_t device_id(Connection& c, const std::string& name, const std::string& des
 int64_t model_id(Connection& c, const std::string& name);
 int64_t variant_id(Connection& c, const std::string& key);
 
-// Current UTC time, ISO-8601 ("2026-12-02T12:34:56Z").
-std::string now_utc();
-
 }  // namespace layoutx::db

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "db/ingest.h"
+#include "support/clock.h"
 #include "support/error.h"
 
 namespace layoutx::db {
@@ -77,7 +78,7 @@ RegressResult regress(Connection& c, const RegressOptions& opt, const PredictFn&
                 "calibration_id, made_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
           .bind(1, dev).bind(2, mod).bind(3, var).bind(4, r.key.layer_type).bind(5, r.key.ctx)
           .bind(6, r.predicted->ms).bind(7, r.predicted->low_ms).bind(8, r.predicted->high_ms)
-          .bind(9, r.predicted->calibration_id).bind(10, now_utc()).run();
+          .bind(9, r.predicted->calibration_id).bind(10, utc_now()).run();
     }
     tx.commit();
   }

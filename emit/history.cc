@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "model/numerics/kv_cache.h"
+#include "model/numerics/runtime.h"
 #include "support/error.h"
 
 namespace layoutx::emit {
@@ -14,7 +16,6 @@ LayerRuntime::LayerRuntime(const model::LayerGraph& g, float masked) : g_(g), ma
   const int64_t kv = L.kv_heads, D = L.head_dim, N = L.cache_entries;
   k_cache_ = {{kv, D, N}, std::vector<float>(static_cast<size_t>(kv * D * N), 0.0f)};
   v_cache_ = {{kv, N, D}, std::vector<float>(static_cast<size_t>(kv * N * D), 0.0f)};
-  written_.assign(static_cast<size_t>(N), false);
 }
 
 int64_t LayerRuntime::max_steps() const {
@@ -23,17 +24,12 @@ int64_t LayerRuntime::max_steps() const {
   return INT64_MAX;
 }
 
+// The numerics' rotary tables (float64), rounded to float32.
 static Tensor rope_table(const model::LayerSpec& L, int64_t position, bool sin) {
-  const int r = L.rope.rotary_dims;
-  Tensor t{{1, 1, r}, std::vector<float>(static_cast<size_t>(r))};
-  for (int i = 0; i < r / 2; ++i) {
-    // Angle in float64, then rounded: positions up to 1e5 keep float32 accuracy.
-    const double a = static_cast<double>(position) * std::pow(L.rope.theta, -2.0 * i / r);
-    const float v = static_cast<float>(sin ? std::sin(a) : std::cos(a));
-    t.data[static_cast<size_t>(i)] = v;
-    t.data[static_cast<size_t>(i + r / 2)] = v;
-  }
-  return t;
+  std::vector<double> c, s;
+  model::numerics::rope_tables(L.rope, position, c, s);
+  const std::vector<double>& table = sin ? s : c;
+  return Tensor{{1, 1, L.rope.rotary_dims}, std::vector<float>(table.begin(), table.end())};
 }
 Tensor LayerRuntime::rope_cos(const model::LayerSpec& L, int64_t position) { return rope_table(L, position, false); }
 Tensor LayerRuntime::rope_sin(const model::LayerSpec& L, int64_t position) { return rope_table(L, position, true); }
@@ -53,7 +49,7 @@ TensorMap LayerRuntime::inputs(const Tensor& hidden) const {
   m["v_cache"] = v_cache_;
   Tensor mask{{1, 1, N + 1}, std::vector<float>(static_cast<size_t>(N + 1), 0.0f)};
   for (int64_t j = 0; j < N; ++j)
-    if (!written_[static_cast<size_t>(j)]) mask.data[static_cast<size_t>(j)] = masked_;
+    if (!model::numerics::kv_slot_written(g_.variant.returns(), t_, j, N)) mask.data[static_cast<size_t>(j)] = masked_;
   m["mask"] = std::move(mask);
   if (L.rope.rotary_dims > 0) {
     m["rope_cos"] = rope_cos(L, t_);
@@ -77,24 +73,14 @@ void LayerRuntime::absorb(const TensorMap& outputs) {
     // Roll: the returned window is the next cache; slots fill from the newest (last) end.
     k_cache_ = get("k_out", {kv, D, N});
     v_cache_ = get("v_out", {kv, N, D});
-    // Written slots are the last min(t+1, N).
-    const int64_t filled = std::min<int64_t>(t_ + 1, N);
-    for (int64_t j = 0; j < N; ++j) written_[static_cast<size_t>(j)] = j >= N - filled;
   } else {
-    if (t_ >= N && L.type == LayerType::kFull) {
-      // The last token a full layer's context holds: its entry has no slot, and no step follows.
-      ++t_;
-      return;
+    // The last token a full layer's context holds has no slot, and no step follows.
+    const int64_t slot = model::numerics::kv_entry_slot(L.type, t_, N);
+    if (slot >= 0) {
+      const Tensor& k = get("k_out", {kv, D, 1});
+      const Tensor& v = get("v_out", {kv, 1, D});
+      model::numerics::write_kv_entry(k_cache_.data, v_cache_.data, k.data, v.data, kv, D, N, slot);
     }
-    const int64_t slot = L.type == LayerType::kSliding ? t_ % N : t_;
-    const Tensor& k = get("k_out", {kv, D, 1});
-    const Tensor& v = get("v_out", {kv, 1, D});
-    for (int64_t h = 0; h < kv; ++h)
-      for (int64_t d = 0; d < D; ++d) {
-        k_cache_.data[static_cast<size_t>((h * D + d) * N + slot)] = k.data[static_cast<size_t>(h * D + d)];
-        v_cache_.data[static_cast<size_t>((h * N + slot) * D + d)] = v.data[static_cast<size_t>(h * D + d)];
-      }
-    written_[static_cast<size_t>(slot)] = true;
   }
   ++t_;
 }

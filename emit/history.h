@@ -1,14 +1,12 @@
-// The runtime's part around one emitted layer over a history of tokens: it owns the K/V cache
-// between steps, builds each step's inputs (hidden state, cache, mask, rotary tables) and takes
-// the step's K/V outputs back the way the device runtime would:
+// The runtime's part around one emitted layer over a history of tokens, as the ORT side's driver
+// (the harness "plays the runtime"): it owns the K/V cache between steps, builds each step's
+// inputs (hidden state, cache, mask, rotary tables) and takes the step's K/V outputs back the way
+// the device runtime would, by the rules the runtime simulation uses (model/numerics/kv_cache.h:
+// roll, ring slot, append; rotary tables from model/numerics/runtime.h):
 //   returns=window     k_out/v_out become the next k_cache/v_cache as they are (roll);
 //   returns=new_entry  the entry is written into slot t mod N (sliding: the ring) or slot t
 //                      (full: append), and that slot's mask is cleared.
 // The cache starts empty (every slot masked), so the first steps check the not-yet-full case.
-//
-// Stop-gap: issue #3 (model/numerics/) is writing the project's runtime simulation; once it
-// lands, validation uses theirs for the reference side and this stays only as the ORT side's
-// driver (the harness "plays the runtime").
 #pragma once
 #include <cstdint>
 
@@ -42,8 +40,7 @@ class LayerRuntime {
   const model::LayerGraph& g_;
   float masked_;
   int t_ = 0;
-  Tensor k_cache_, v_cache_;
-  std::vector<bool> written_;  // per cache slot
+  Tensor k_cache_, v_cache_;  // written slots: model/numerics/kv_cache.h's rules after t_ steps
 };
 
 }  // namespace layoutx::emit

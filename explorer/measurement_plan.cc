@@ -14,15 +14,6 @@ std::string graph_key(const model::LayerSpec& layer, const model::Variant& v) {
   return Evaluator::shape_key(layer) + "|" + v.key();
 }
 
-std::set<std::string> timed_graphs(const model::ModelSpec& model, const std::vector<costmodel::MeasurementRecord>& records) {
-  std::set<std::string> out;
-  for (const auto& r : records)
-    if (r.kind == costmodel::MeasurementRecord::Kind::kLayerTime && r.model == model.name && model.count(r.layer) > 0 &&
-        (r.layer == model::LayerType::kFull || !model.sliding_window || r.context >= *model.sliding_window))
-      out.insert(graph_key(model.layer(r.layer, r.context), r.variant));
-  return out;
-}
-
 const char* to_string(PlannedMeasurement::Kind k) {
   return k == PlannedMeasurement::Kind::kTiming ? "timing" : "compile-only";
 }

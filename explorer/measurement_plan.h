@@ -28,7 +28,6 @@
 #include <string>
 #include <vector>
 
-#include "costmodel/measurements.h"
 #include "costmodel/predictor.h"
 #include "explorer/selection.h"
 
@@ -55,10 +54,6 @@ struct PlanOptions {
 // The identity of one graph: the layer's shape and the variant (a sliding layer's graph is the
 // same at every context).
 std::string graph_key(const model::LayerSpec& layer, const model::Variant& v);
-
-// The graph keys of the layer timings of `model` among `records` (a device's measurement file,
-// a database's timings): what plan_measurements should not propose again.
-std::set<std::string> timed_graphs(const model::ModelSpec& model, const std::vector<costmodel::MeasurementRecord>& records);
 
 struct PlannedMeasurement {
   enum class Kind { kTiming, kCompileOnly };

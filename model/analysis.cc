@@ -6,17 +6,20 @@ int64_t tensor_bytes(const Shape& shape, DType dtype) {
   return (numel(shape) * dtype_bits(dtype) + 7) / 8;
 }
 
-namespace {
-
-int64_t operand_bytes(const LayerGraph& g, Vertex v) {
-  int64_t b = 0;
-  for (Vertex u : g.operands(v)) {
-    const OpNode& o = g.op(u);
-    if (o.kind == OpKind::kConstant) continue;  // a scalar folded into the op
-    b += tensor_bytes(o.shape, o.dtype);
-  }
-  return b;
+int64_t padded_numel(const Shape& shape, int pad) {
+  if (shape.empty()) return 1;
+  int64_t n = 1;
+  for (size_t i = 0; i + 1 < shape.size(); ++i) n *= shape[i];
+  const int64_t last = pad > 1 ? (shape.back() + pad - 1) / pad * pad : shape.back();
+  return n * last;
 }
+
+double matmul_macs(const LayerGraph& g, Vertex v, int pad, double row_scale) {
+  const Shape& a = g.op(g.operands(v)[0]).shape;
+  return row_scale * static_cast<double>(padded_numel(g.op(v).shape, pad)) * static_cast<double>(a.back());
+}
+
+namespace {
 
 OpStats stats_of(const LayerGraph& g, Vertex v) {
   const OpNode& n = g.op(v);
@@ -32,10 +35,8 @@ OpStats stats_of(const LayerGraph& g, Vertex v) {
     case OpKind::kReshape:
       return s;  // a view: no data moves
     case OpKind::kMatMul: {
-      auto ops = g.operands(v);
-      const Shape& a = g.op(ops[0]).shape;
-      s.macs = numel(n.shape) * a.back();
-      for (Vertex u : ops)
+      s.macs = static_cast<int64_t>(matmul_macs(g, v));
+      for (Vertex u : g.operands(v))
         if (g.op(u).kind == OpKind::kWeight) s.weight_bytes += tensor_bytes(g.op(u).shape, g.op(u).dtype);
       break;
     }
@@ -58,7 +59,7 @@ OpStats stats_of(const LayerGraph& g, Vertex v) {
       break;
   }
   s.elements = numel(n.shape);
-  s.bytes_read = operand_bytes(g, v);
+  s.bytes_read = operand_bytes(g, v, [](const OpNode& o) { return tensor_bytes(o.shape, o.dtype); });
   s.bytes_written = out_bytes;
   return s;
 }

@@ -20,6 +20,28 @@ struct OpStats {
 // Bytes of a tensor of `shape` and `dtype` (4-bit rounded up to whole bytes).
 int64_t tensor_bytes(const Shape& shape, DType dtype);
 
+// Elements of `shape` with its last axis rounded up to a multiple of `pad` (pad <= 1: numel).
+int64_t padded_numel(const Shape& shape, int pad);
+
+// The one MACs formula (this file's analysis and the cost model's features both use it): a
+// MatMul vertex's output elements (last axis padded to `pad`) x its contraction length (the
+// last axis of its first operand), times `row_scale` (a weight projection's rows padded to the
+// matrix unit's tile height, costmodel/features.h). Exact for products below 2^53.
+double matmul_macs(const LayerGraph& g, Vertex v, int pad = 1, double row_scale = 1.0);
+
+// The one operand-bytes rule: the sum of bytes_of(operand node) over v's operands that move
+// data (a Constant is a scalar folded into the op and moves none). bytes_of returns int64_t.
+template <typename BytesOf>
+int64_t operand_bytes(const LayerGraph& g, Vertex v, BytesOf bytes_of) {
+  int64_t b = 0;
+  for (Vertex u : g.operands(v)) {
+    const OpNode& o = g.op(u);
+    if (o.kind == OpKind::kConstant) continue;
+    b += bytes_of(o);
+  }
+  return b;
+}
+
 struct GraphTotals {
   int64_t macs = 0;
   int64_t elements = 0;

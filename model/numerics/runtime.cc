@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "model/numerics/buffer_pool.h"
+#include "model/numerics/kv_cache.h"
 #include "support/error.h"
 
 namespace layoutx::model::numerics {
@@ -93,11 +94,8 @@ Sequence simulate(const LayerGraph& graph, PreparedWeights<T>& weights, const Se
     //    window: the min(t, N) entries written so far are the newest, at the end of the window;
     //    new_entry: slots 0 .. min(t, N)-1 were written (ring slot t mod N, or append slot t).
     Tensor<T> mask({1, 1, N + 1}, T(0));
-    const int64_t written = std::min<int64_t>(t, N);
-    for (int64_t j = 0; j < N; ++j) {
-      const bool valid = window ? j >= N - written : j < written;
-      if (!valid) mask[j] = static_cast<T>(masked);
-    }
+    for (int64_t j = 0; j < N; ++j)
+      if (!kv_slot_written(graph.variant.returns(), t, j, N)) mask[j] = static_cast<T>(masked);
     in[Role::kMask] = std::move(mask);
     // 4. Run the graph; its outputs stay in the executor (no copy unless observed).
     if (options.record) exec.set_recording(t >= options.record_from_step);
@@ -112,18 +110,10 @@ Sequence simulate(const LayerGraph& graph, PreparedWeights<T>& weights, const Se
       std::swap(in[Role::kKCache], exec.output(Role::kKOut));
       std::swap(in[Role::kVCache], exec.output(Role::kVOut));
     } else {
-      const int64_t slot = sliding ? t % N : t;
-      if (slot < N) {
-        const Tensor<T>& k = exec.output(Role::kKOut);  // [kv, D, 1]
-        const Tensor<T>& v = exec.output(Role::kVOut);  // [kv, 1, D]
-        Tensor<T>& kc = in[Role::kKCache];
-        Tensor<T>& vc = in[Role::kVCache];
-        for (int64_t h = 0; h < kv; ++h)
-          for (int64_t d = 0; d < D; ++d) {
-            kc[(h * D + d) * N + slot] = k[h * D + d];
-            vc[(h * N + slot) * D + d] = v[h * D + d];
-          }
-      }
+      const int64_t slot = kv_entry_slot(L.type, t, N);
+      if (slot >= 0)
+        write_kv_entry(in[Role::kKCache].data, in[Role::kVCache].data, exec.output(Role::kKOut).data,
+                       exec.output(Role::kVOut).data, kv, D, N, slot);
     }
   }
   for (Role r : {Role::kKCache, Role::kVCache}) BufferPool<T>::give(std::move(in[r].data));

@@ -8,7 +8,6 @@
 #include <fstream>
 
 #include "db/profile.h"
-#include "emit/cpu_loop.h"
 #include "emit/onnx_writer.h"
 #include "emit/ort_runner.h"
 #include "emit/validate.h"
@@ -70,20 +69,6 @@ TEST(Ort, MeasureWritesOutputsTimingsAndProfile) {
   ASSERT_EQ(prof.layers.size(), 1u);
   EXPECT_EQ(prof.layers[0].samples, 4);
   EXPECT_GT(prof.layers[0].ms, 0.0);
-}
-
-TEST(CpuLoop, DefaultPointsHoldOutAContextAndThreeForms) {
-  auto pts = default_loop_points(4096);
-  ASSERT_EQ(pts.size(), 6u * 4);  // 6 forms x (sliding, full at 1024, 2048, 4096)
-  int cal = 0;
-  for (const auto& p : pts) {
-    cal += p.calibrate;
-    const bool held_form = p.variant.softmax() == model::SoftmaxForm::kExplicit || p.variant.gelu() == model::GeluForm::kTanh;
-    if ((p.type == LayerType::kFull && p.ctx == 2048) || held_form) {
-      EXPECT_FALSE(p.calibrate) << p.variant.key();
-    }
-  }
-  EXPECT_EQ(cal, 3 * 3);  // roll, ring, score-join at sliding, full 1024, full 4096
 }
 
 TEST(Ort, ABadInputIsReportedWithTheHarnessMessage) {

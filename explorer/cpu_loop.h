@@ -1,20 +1,21 @@
-// The loop on the CPU (issue #7, item 5): measure layer variants in ONNX Runtime on this
-// machine, calibrate the cost model (costmodel/) on a subset with the device spec
+// The loop on the CPU (issue #7, item 5) as a pipeline: measure layer variants on this machine
+// with a runner the caller hands in (emit's ONNX Runtime runner, emit/cpu_runner.h), store each
+// profile in the database, calibrate the cost model (costmodel/) on a subset with the device spec
 // configs/devices/onnxruntime-cpu.yaml, predict the held-out rest, report measured vs predicted.
 // The structure is the HTP cost model's own (lowering, features, ridge toward priors): if it is
 // right, it must predict CPU variants it was not calibrated on too.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "costmodel/calibration.h"
 #include "costmodel/device_spec.h"
-#include "db/sqlite.h"
-#include "emit/ort_runner.h"
+#include "db/connection.h"
 #include "model/model_spec.h"
 #include "model/variant.h"
 
-namespace layoutx::emit {
+namespace layoutx::explorer {
 
 struct LoopPoint {
   model::LayerType type = model::LayerType::kSliding;
@@ -38,21 +39,26 @@ struct LoopReport {
   int held_out_within_10pct = 0;
 };
 
-// The timing boundary of an ONNX Runtime profile (db/ingest_ort_json.cc): the device that
-// measure runs on must name it among its `boundaries`. Throws Error naming the device file.
-inline constexpr const char* kOrtBoundary = "ort_node";
-void check_ort_device(const costmodel::DeviceSpec& device);
-
 // The default point set for a model: sliding at `ctx`, full at ctx/4, ctx/2 and ctx; forms
 // roll, ring, score-join (calibration, except full at ctx/2 which is held out whole) and the
 // explicit softmax, tanh GELU and mul_reducesum forms (held out everywhere). Float ("fp16") only.
 std::vector<LoopPoint> default_loop_points(int ctx);
 
-// Measures every point (seeded weights, warm-up then timed runs), ingests each profile into
-// `conn` (as the device spec's name) when given, calibrates on the calibration subset and predicts
-// every point. `model_arg` is what --model was (records name it). Throws Error on failure.
-LoopReport run_cpu_loop(const std::string& model_arg, const model::ModelSpec& model, const std::vector<LoopPoint>& points,
-                        const costmodel::DeviceSpec& device, const MeasureOptions& opt, const std::string& work_dir,
-                        db::Connection* conn);
+// What a runner returns for one point: the ONNX Runtime profile (JSON, db/ingest_ort_json.cc's
+// format) and the timed runs' wall times.
+struct PointRun {
+  std::string profile_path;     // non-empty
+  std::vector<double> wall_ms;  // per timed run
+  std::string runtime;          // for the database's notes, e.g. "onnxruntime-node 1.17, 1 thread(s)"
+};
+// Runs point number `index` (its layer at its context, its variant). Throws Error on failure.
+using PointRunner = std::function<PointRun(const model::LayerSpec& layer, const model::Variant& v, size_t index)>;
 
-}  // namespace layoutx::emit
+// Runs every point with `run`, ingests each profile into `conn` (as the device spec's name) when
+// given, calibrates on the calibration subset and predicts every point. `model_arg` is what
+// --model was (the records name it). The device must time layers as ONNX Runtime's profile does
+// (its boundaries include db's ort_node). Throws Error on failure.
+LoopReport run_cpu_loop(const std::string& model_arg, const model::ModelSpec& model, const std::vector<LoopPoint>& points,
+                        const costmodel::DeviceSpec& device, const PointRunner& run, db::Connection* conn);
+
+}  // namespace layoutx::explorer

@@ -1,34 +1,19 @@
-#include "emit/cpu_loop.h"
+#include "explorer/cpu_loop.h"
 
-#include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <fstream>
+#include <iterator>
 
-#include "costmodel/op_level_predictor.h"
 #include "costmodel/legality.h"
+#include "costmodel/op_level_predictor.h"
 #include "db/ingest.h"
 #include "db/profile.h"
-#include "emit/onnx_writer.h"
-#include "emit/weights.h"
 #include "model/builder.h"
-#include "model/numerics/fidelity.h"
-#include "model/numerics/weights.h"
-#include "support/atomic_file.h"
 #include "support/error.h"
 
-namespace layoutx::emit {
+namespace layoutx::explorer {
 
-namespace fs = std::filesystem;
 using model::LayerType;
-
-void check_ort_device(const costmodel::DeviceSpec& device) {
-  if (std::find(device.boundaries.begin(), device.boundaries.end(), kOrtBoundary) != device.boundaries.end()) return;
-  std::string list;
-  for (const auto& b : device.boundaries) list += (list.empty() ? "" : ", ") + b;
-  throw Error("--device: " + device.source + ": boundaries: " + device.name + " times layers as [" + list +
-              "], not as " + kOrtBoundary + " (ONNX Runtime's profile on this machine's CPU; e.g. --device onnxruntime-cpu)");
-}
 
 std::vector<LoopPoint> default_loop_points(int ctx) {
   struct Form {
@@ -53,27 +38,13 @@ std::vector<LoopPoint> default_loop_points(int ctx) {
 }
 
 LoopReport run_cpu_loop(const std::string& model_arg, const model::ModelSpec& model, const std::vector<LoopPoint>& points,
-                        const costmodel::DeviceSpec& device, const MeasureOptions& opt, const std::string& work_dir,
-                        db::Connection* conn) {
-  check_ort_device(device);
+                        const costmodel::DeviceSpec& device, const PointRunner& run, db::Connection* conn) {
   LoopReport rep;
   std::vector<costmodel::MeasurementRecord> records;
   for (size_t i = 0; i < points.size(); ++i) {
     const LoopPoint& p = points[i];
-    // 1. Emit the variant (seeded weights) and run it: warm-up, timed runs, profiling on.
-    const auto layer = model.layer(p.type, p.ctx);
-    auto g = model::build_layer_graph(layer, p.variant);
-    auto w = model::numerics::seeded_weights(layer, 1);
-    const fs::path dir = fs::path(work_dir) / ("point" + std::to_string(i));
-    ensure_directory(dir);
-    const std::string path = (dir / "model.onnx").string();
-    write_onnx(to_onnx(g, LayerWeightsSource(w)), path);
-    auto io = model::numerics::step_io(layer, p.variant, w, 1, 1);
-    TensorMap inputs;
-    for (const auto& [n, t] : io.at(0).inputs) inputs[n] = Tensor{t.shape, t.data};
-    auto res = ort_measure(path, inputs, dir.string(), opt);
-    std::error_code ec;
-    fs::remove(path, ec);  // hundreds of MB per Spark layer; the profile and timings stay
+    // 1. Run the variant (the runner emits it and times it).
+    const PointRun res = run(model.layer(p.type, p.ctx), p.variant, i);
     if (res.profile_path.empty()) throw Error("cpu loop: ONNX Runtime wrote no profile for " + p.variant.key());
     // 2. The layer time: median over timed runs of the summed node kernel times (what the
     //    ingester stores as the ort_node boundary).
@@ -83,7 +54,7 @@ LoopReport run_cpu_loop(const std::string& model_arg, const model::ModelSpec& mo
     LoopRow row;
     row.point = p;
     row.measured_ms = prof.layers.at(0).ms;
-    row.wall_ms = db::median(res.runs_ms);
+    row.wall_ms = db::median(res.wall_ms);
     // 3. Into the database as the device.
     if (conn) {
       db::IngestContext ctx;
@@ -93,8 +64,7 @@ LoopReport run_cpu_loop(const std::string& model_arg, const model::ModelSpec& mo
       ctx.ctx = p.ctx;
       ctx.model = model.name;
       ctx.format = db::Format::kOrtJson;
-      ctx.notes = "layoutx measure --loop: onnxruntime-node " + res.ort_version + ", " + std::to_string(opt.threads) +
-                  " thread(s), wall median " + std::to_string(row.wall_ms) + " ms";
+      ctx.notes = "layoutx measure --loop: " + res.runtime + ", wall median " + std::to_string(row.wall_ms) + " ms";
       db::ingest_file(*conn, res.profile_path, ctx);
     }
     costmodel::MeasurementRecord r;
@@ -133,4 +103,4 @@ LoopReport run_cpu_loop(const std::string& model_arg, const model::ModelSpec& mo
   return rep;
 }
 
-}  // namespace layoutx::emit
+}  // namespace layoutx::explorer

@@ -1,0 +1,44 @@
+// The device runtime's K/V cache rules, in one place for the runtime simulation (runtime.cc) and
+// the ONNX Runtime driver (emit/history.cc). Caches: K [kv_heads, head_dim, N] and
+// V [kv_heads, N, head_dim], N = the layer's cache entries; they start empty (every slot masked).
+//   returns=window     the layer returns the updated window, which becomes the next cache (roll):
+//                      the entries written so far are the newest, at the end of the window;
+//   returns=new_entry  the layer returns only the new K/V; the runtime writes it into ring slot
+//                      t mod N (sliding) or slot t (full, append; no slot once t >= N).
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "model/graph.h"
+
+namespace layoutx::model::numerics {
+
+// The slot step t's new entry is written to (returns=new_entry), or -1: none (a full layer's
+// last token, t >= N, whose entry no later step reads).
+inline int64_t kv_entry_slot(LayerType type, int64_t t, int64_t entries) {
+  const int64_t slot = type == LayerType::kSliding ? t % entries : t;
+  return slot < entries ? slot : -1;
+}
+
+// Whether cache slot j holds a written entry after t steps (the mask of step t leaves it open);
+// an unwritten slot is masked.
+inline bool kv_slot_written(KvReturn returns, int64_t t, int64_t j, int64_t entries) {
+  const int64_t written = std::min(t, entries);
+  return returns == KvReturn::kWindow ? j >= entries - written : j < written;
+}
+
+// Writes a step's new entry, k [kv_heads, head_dim, 1] and v [kv_heads, 1, head_dim] (flat), into
+// `slot` of the caches k_cache [kv_heads, head_dim, N] and v_cache [kv_heads, N, head_dim].
+template <typename T>
+void write_kv_entry(std::vector<T>& k_cache, std::vector<T>& v_cache, const std::vector<T>& k,
+                    const std::vector<T>& v, int64_t kv_heads, int64_t head_dim, int64_t entries, int64_t slot) {
+  for (int64_t h = 0; h < kv_heads; ++h)
+    for (int64_t d = 0; d < head_dim; ++d) {
+      const auto in = static_cast<size_t>(h * head_dim + d);
+      k_cache[static_cast<size_t>((h * head_dim + d) * entries + slot)] = k[in];
+      v_cache[static_cast<size_t>((h * entries + slot) * head_dim + d)] = v[in];
+    }
+}
+
+}  // namespace layoutx::model::numerics
