@@ -28,7 +28,7 @@ static Tensor rope_table(const model::LayerSpec& L, int64_t position, bool sin) 
   Tensor t{{1, 1, r}, std::vector<float>(static_cast<size_t>(r))};
   for (int i = 0; i < r / 2; ++i) {
     // Angle in float64, then rounded: positions up to 1e5 keep float32 accuracy.
-    const double a = static_cast<double>(position) * std::pow(L.rope.theta, -2.0 * i / r);
+    const double a = static_cast<double>(position) * model::rope_inv_freq(L.rope, i);
     const float v = static_cast<float>(sin ? std::sin(a) : std::cos(a));
     t.data[static_cast<size_t>(i)] = v;
     t.data[static_cast<size_t>(i + r / 2)] = v;
