@@ -77,14 +77,14 @@ void write_variant_axes_json(JsonWriter& w, const model::Variant& v, std::option
   w.end_object();
 }
 
-void write_choice_json(JsonWriter& w, const explorer::Choice& c) {
+void write_choice_json(JsonWriter& w, const explorer::Choice& c, std::optional<model::AxisScope> scope) {
   const auto& p = c.chosen.eval.prediction;
   w.begin_object();
   w.field("layer", model::to_string(c.layer));
   if (!c.chosen.eval.variant.preset().empty()) w.field("preset", c.chosen.eval.variant.preset());
   else w.key("preset").null();
   w.field("name", short_name(c.chosen.eval.variant));
-  write_variant_axes_json(w, c.chosen.eval.variant);
+  write_variant_axes_json(w, c.chosen.eval.variant, scope);
   w.field("variant_key", c.chosen.eval.variant.key());
   w.field("latency_ms", p.latency_ms);
   w.key("interval_ms").value(std::vector<double>{p.low_ms, p.high_ms});

@@ -26,7 +26,8 @@ model::Precision head_precision_or(const std::string& flag, model::Precision lay
 
 void print_choices_table(std::ostream& out, const explorer::ContextAnswer& a);
 void print_comparison_line(std::ostream& out, const explorer::Comparison& c);
-void write_choice_json(JsonWriter& w, const explorer::Choice& c);
+// scope: the model, so that axes that do not apply to it (gelu for SiLU models) are not spelled.
+void write_choice_json(JsonWriter& w, const explorer::Choice& c, std::optional<model::AxisScope> scope = std::nullopt);
 // "axes": every axis that applies to v (and to the model, when its scope is given), with its value.
 void write_variant_axes_json(JsonWriter& w, const model::Variant& v, std::optional<model::AxisScope> scope = std::nullopt);
 void write_comparison_json(JsonWriter& w, const explorer::Comparison& c);

@@ -9,6 +9,7 @@
 #include "model/analysis.h"
 #include "model/builder.h"
 #include "model/numerics/runtime.h"
+#include "model/param_count.h"
 #include "support/json_writer.h"
 
 namespace layoutx::cli {
@@ -19,6 +20,7 @@ struct GraphArgs {
   LayerOptions layer;
   bool json = false;
   bool dot = false;
+  bool params = false;  // the whole model's parameter count and layer structure instead of the ops
 };
 
 std::string operand_names(const model::LayerGraph& g, model::Vertex v) {
@@ -134,6 +136,64 @@ void print_table(const model::LayerGraph& g, const std::vector<model::OpStats>& 
             << " B per token\n";
 }
 
+// --params: the whole model's parameters (counted from its layer graphs) and layer structure.
+void print_params(const model::ModelSpec& m, bool json) {
+  const model::ParamCount c = model::count_parameters(m);
+  const model::StructureSummary s = model::structure_summary(m);
+  if (json) {
+    JsonWriter w(std::cout);
+    w.begin_object();
+    w.field("model", m.name);
+    w.key("parameters").begin_object();
+    w.field("per_sliding_layer", c.per_sliding_layer);
+    w.field("per_full_layer", c.per_full_layer);
+    w.field("layers", c.layers);
+    w.field("embedding", c.embedding);
+    w.field("lm_head", c.lm_head);
+    w.field("final_norm", c.final_norm);
+    w.field("tied_embeddings", m.tied_embeddings);
+    w.field("total", c.total);
+    w.end_object();
+    w.key("structure").begin_object();
+    w.field("family", s.family);
+    w.field("norm", s.norm);
+    w.field("norms_per_layer", s.norms_per_layer);
+    w.field("activation", s.activation);
+    w.field("head_gate", s.head_gate);
+    w.field("qk_norm", s.qk_norm);
+    w.field("sandwich_norms", s.sandwich_norms);
+    w.field("parallel_block", s.parallel_block);
+    w.field("qkv_fused", s.qkv_fused);
+    w.field("qkv_bias", s.qkv_bias);
+    w.field("query_scale", s.query_scale);
+    w.field("attn_softcap", s.attn_softcap);
+    w.field("final_softcap", m.final_softcap);
+    w.field("embedding_scale", m.embedding_scale);
+    w.field("logit_scale", m.logit_scale);
+    w.field("rotary_dims_sliding", s.rotary_dims_sliding);
+    w.field("rotary_dims_full", s.rotary_dims_full);
+    w.field("rope_scaling_full", s.rope_scaling_full);
+    w.end_object();
+    w.end_object();
+    std::cout << "\n";
+    return;
+  }
+  auto dims = [](int d) { return d < 0 ? std::string("-") : std::to_string(d); };
+  std::cout << "model      " << m.name << " (" << s.family << ")\n"
+            << "structure  norm " << s.norm << " x" << s.norms_per_layer << " per layer"
+            << (s.sandwich_norms ? " (sandwich)" : "") << (s.qk_norm ? ", q/k norm" : "")
+            << (s.parallel_block ? ", parallel attention + MLP" : "") << ", " << (s.qkv_fused ? "fused" : "separate")
+            << " qkv" << (s.qkv_bias ? " with biases" : "") << ", activation " << s.activation << ", head gate "
+            << (s.head_gate ? "yes" : "no") << ", rotary dims sliding " << dims(s.rotary_dims_sliding) << " / full "
+            << dims(s.rotary_dims_full) << " (scaling " << s.rope_scaling_full << ")";
+  if (s.attn_softcap > 0) std::cout << ", attention softcap " << s.attn_softcap;
+  if (m.final_softcap > 0) std::cout << ", final softcap " << m.final_softcap;
+  std::cout << "\nparameters per sliding layer " << fmt_int(c.per_sliding_layer) << ", per full layer "
+            << fmt_int(c.per_full_layer) << ", layers " << fmt_int(c.layers) << ", embedding " << fmt_int(c.embedding)
+            << ", LM head " << (m.tied_embeddings ? std::string("tied") : fmt_int(c.lm_head)) << ", final norm "
+            << fmt_int(c.final_norm) << "\ntotal      " << fmt_int(c.total) << "\n";
+}
+
 }  // namespace
 
 void add_graph_verb(CLI::App& app) {
@@ -142,8 +202,12 @@ void add_graph_verb(CLI::App& app) {
   args->layer.add_to(*sub, model::limits::kMaxContext);
   sub->add_flag("--json", args->json, "print one JSON document");
   sub->add_flag("--dot", args->dot, "print Graphviz DOT");
+  sub->add_flag("--params", args->params,
+                "print the whole model's parameter count (from its layer graphs) and layer structure instead");
   sub->callback([args] {
     // 1. Resolve the model, layer type and variant from the flags.
+    // (--params: the whole model, whatever the layer flags say.)
+    if (args->params) return print_params(model::load_model(args->layer.model), args->json);
     auto r = args->layer.resolve();
     // 2. Build the op graph.
     auto g = model::build_layer_graph(r.layer, r.variant);

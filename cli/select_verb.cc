@@ -104,7 +104,7 @@ void add_select_verb(CLI::App& app) {
         w.field("precision", model::to_string(p));
         w.field("ctx", a.ctx);
         w.key("choices").begin_array();
-        for (const auto& c : a.choices) write_choice_json(w, c);
+        for (const auto& c : a.choices) write_choice_json(w, c, model::AxisScope(m));
         w.end_array();
         write_comparison_json(w, a.comparison);
         write_whole_step_json(w, a.whole);

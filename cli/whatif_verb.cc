@@ -46,7 +46,7 @@ void scenario_json(JsonWriter& w, const Scenario& s) {
   w.field("ctx", s.ctx);
   if (s.model.sliding_window) w.field("sliding_window", *s.model.sliding_window);
   w.key("choices").begin_array();
-  for (const auto& c : s.answer.choices) write_choice_json(w, c);
+  for (const auto& c : s.answer.choices) write_choice_json(w, c, model::AxisScope(s.model));
   w.end_array();
   write_comparison_json(w, s.answer.comparison);
   write_whole_step_json(w, s.answer.whole);

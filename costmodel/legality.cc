@@ -164,16 +164,46 @@ void users_through_views(const model::LayerGraph& g, model::Vertex v, std::vecto
   }
 }
 
-// The kind of operand u, looking through Reshape views.
-model::OpKind kind_through_views(const model::LayerGraph& g, model::Vertex u) {
+// The op behind operand u, looking through Reshape views.
+model::Vertex through_views(const model::LayerGraph& g, model::Vertex u) {
   while (g.op(u).kind == model::OpKind::kReshape && !g.operands(u).empty()) u = g.operands(u)[0];
-  return g.op(u).kind;
+  return u;
+}
+
+// True if v is a projection: a MatMul by a weight.
+bool is_projection(const model::LayerGraph& g, model::Vertex v) {
+  if (g.op(v).kind != model::OpKind::kMatMul) return false;
+  for (model::Vertex u : g.operands(v))
+    if (g.op(u).kind == model::OpKind::kWeight) return true;
+  return false;
+}
+
+// The GELU form the model's checkpoint defines (erf for gelu, tanh for gelu_tanh); none for
+// SiLU models.
+std::optional<model::GeluForm> own_gelu(const model::LayerSpec& L) {
+  switch (L.activation) {
+    case model::Activation::kGelu: return model::GeluForm::kErf;
+    case model::Activation::kGeluTanh: return model::GeluForm::kTanh;
+    case model::Activation::kSilu: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// A GELU-form record is about *changing* a model's GELU to that form. Why: the model's own form
+// is what its exporter builds from the checkpoint in every export of it, so it is one of "the
+// ops every variant has" (the defaults); the records of configs/rules/ were taken on Spark
+// exports, where tanh was a rewrite of its erf GELU. So a Gelu op in the model's own form does
+// not match a gelu rule (Gemma's tanh GELU is judged by the defaults), and a Gelu changed to a
+// form no rule records is unknown (check_legality: gelu-change).
+bool is_own_gelu(const model::LayerGraph& g, const model::OpNode& n) {
+  return n.kind == model::OpKind::kGelu && own_gelu(g.layer) == n.gelu;
 }
 
 bool matches(const FormMatch& m, const model::LayerGraph& g, model::Vertex v) {
   const model::OpNode& n = g.op(v);
   if (n.kind != m.kind) return false;
   if (m.gelu && n.gelu != *m.gelu) return false;
+  if (m.gelu && is_own_gelu(g, n)) return false;
   if (m.feeds) {
     std::vector<model::Vertex> users;
     users_through_views(g, v, users);
@@ -182,8 +212,14 @@ bool matches(const FormMatch& m, const model::LayerGraph& g, model::Vertex v) {
     if (!any) return false;
   }
   if (m.operand_kind) {
+    // A MatMul operand is a computed product (the score-join's score vectors), not a
+    // projection: the v_proj output of a family with separate projections feeding the key
+    // join is the new entry, as the slice of Spark's fused q_k_v_proj is.
     bool any = false;
-    for (model::Vertex u : g.operands(v)) any |= kind_through_views(g, u) == *m.operand_kind;
+    for (model::Vertex u : g.operands(v)) {
+      const model::Vertex w = through_views(g, u);
+      any |= g.op(w).kind == *m.operand_kind && !is_projection(g, w);
+    }
     if (!any) return false;
   }
   if (m.min_broadcast_axes > 0 || m.all_operands_broadcast) {
@@ -273,6 +309,20 @@ Legality check_legality(const RuleSet& rules, const model::LayerGraph& g, const 
                               ", " + f.description + ")" + at_p + ": " + records_text(c, records) +
                               (records.empty() ? " (" + rules.source + ")" : ""));
   }
+  // A GELU changed from the model's own form to one no rule records: never tried.
+  for (const LoweredOp& op : ops)
+    for (model::Vertex v : op.vertices) {
+      const model::OpNode& n = g.op(v);
+      if (n.kind != model::OpKind::kGelu || is_own_gelu(g, n)) continue;
+      bool recorded = false;
+      for (const FormRule& f : rules.forms) recorded |= f.match.gelu == n.gelu && matches(f.match, g, v);
+      if (recorded) continue;
+      result = worse(result, Compiles::kUnknown);
+      found.emplace_back(Compiles::kUnknown, "gelu-change: " + n.name + " (Gelu " + model::to_string(n.gelu) +
+                                                 ", the model's own GELU is " +
+                                                 model::to_string(g.layer.activation) + ")" + at_p +
+                                                 ": unknown: never tried (" + rules.source + ")");
+    }
   std::stable_sort(found.begin(), found.end(),
                    [](const auto& a, const auto& b) { return worse(a.first, b.first) == a.first && a.first != b.first; });
   Legality l;

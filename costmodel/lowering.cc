@@ -21,7 +21,10 @@ bool classify(const model::LayerGraph& g, model::Vertex v, OpClass& c) {
       return false;
     case model::OpKind::kOutput: c = OpClass::kOutput; return true;
     case model::OpKind::kConvert: c = OpClass::kConvert; return true;
-    case model::OpKind::kRmsNorm: c = OpClass::kRmsNorm; return true;
+    case model::OpKind::kRmsNorm:
+    case model::OpKind::kLayerNorm:  // one fused norm op as well: priced like the RMSNorm
+      c = OpClass::kRmsNorm;
+      return true;
     case model::OpKind::kMatMul:
       c = has_weight_operand(g, v) ? OpClass::kMatMulWeight : OpClass::kMatMulAct;
       return true;
@@ -32,6 +35,7 @@ bool classify(const model::LayerGraph& g, model::Vertex v, OpClass& c) {
     case model::OpKind::kNeg:
     case model::OpKind::kSigmoid:
     case model::OpKind::kExp:
+    case model::OpKind::kTanh:  // softcapping's tanh: one elementwise op
     case model::OpKind::kReduceMax:
     case model::OpKind::kReduceSum:
       c = OpClass::kElementwise;

@@ -48,6 +48,16 @@ std::string meaning(Role role, const model::LayerGraph& g) {
     case Role::kMlpGate:
     case Role::kMlpUp:
     case Role::kMlpDown:
+    case Role::kQProj:
+    case Role::kKProj:
+    case Role::kVProj:
+    case Role::kQBias:
+    case Role::kKBias:
+    case Role::kVBias:
+    case Role::kQNorm:
+    case Role::kKNorm:
+    case Role::kAttnPostNorm:
+    case Role::kMlpPostNorm:
       break;
   }
   return "";

@@ -138,9 +138,32 @@ class Writer {
         node("Add", p + "add_eps", {p + "mean", scalar(p + "eps", n.eps)}, p + "add_eps");
         node("Sqrt", p + "rms", {p + "add_eps"}, p + "rms");
         node("Div", p + "normalize", {x, p + "rms"}, p + "normalize");
+        std::string w = in(v, 1);
+        if (n.norm_offset != 0.0) {  // Gemma's (offset + w)
+          node("Add", p + "weight_offset", {w, scalar(p + "offset", n.norm_offset)}, p + "weight_offset");
+          w = p + "weight_offset";
+        }
+        node("Mul", n.name, {p + "normalize", w}, out);
+        return;
+      }
+      case OpKind::kLayerNorm: {
+        // (x - mean) / sqrt(mean((x - mean)^2) + eps) * w, spelt in opset-13 ops.
+        const std::string x = in(v, 0), p = n.name + "/";
+        auto* mean = node("ReduceMean", p + "mean", {x}, p + "mean");
+        attr_ints(mean, "axes", {axis(v)});
+        attr_int(mean, "keepdims", 1);
+        node("Sub", p + "center", {x, p + "mean"}, p + "center");
+        node("Mul", p + "square", {p + "center", p + "center"}, p + "square");
+        auto* var = node("ReduceMean", p + "var", {p + "square"}, p + "var");
+        attr_ints(var, "axes", {axis(v)});
+        attr_int(var, "keepdims", 1);
+        node("Add", p + "add_eps", {p + "var", scalar(p + "eps", n.eps)}, p + "add_eps");
+        node("Sqrt", p + "std", {p + "add_eps"}, p + "std");
+        node("Div", p + "normalize", {p + "center", p + "std"}, p + "normalize");
         node("Mul", n.name, {p + "normalize", in(v, 1)}, out);
         return;
       }
+      case OpKind::kTanh: node("Tanh", n.name, {in(v, 0)}, out); return;
       case OpKind::kMatMul: node("MatMul", n.name, {in(v, 0), in(v, 1)}, out); return;
       case OpKind::kAdd: node("Add", n.name, {in(v, 0), in(v, 1)}, out); return;
       case OpKind::kSub: node("Sub", n.name, {in(v, 0), in(v, 1)}, out); return;

@@ -7,6 +7,29 @@
 
 namespace layoutx::explorer {
 
+namespace {
+// What a family's layer adds to the shape (empty for Spark2_5's structure and unscaled RoPE, so
+// Spark's keys are as they were).
+std::string family_suffix(const model::LayerSpec& l) {
+  const model::LayerStructure& s = l.structure;
+  std::string k;
+  if (!(s == model::LayerStructure{})) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "S%s/%d%d%d%d%d/%.17g/%.17g/", model::to_string(s.norm), int(s.sandwich_norms),
+                  int(s.qk_norm), int(s.parallel_block), int(s.qkv_fused), int(s.qkv_bias), s.query_scale,
+                  s.attn_softcap);
+    k += buf;
+  }
+  if (l.rope.scaling != model::RopeScaling::kNone) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "R%s/%.17g/%.17g/%.17g/%d/", model::to_string(l.rope.scaling), l.rope.factor,
+                  l.rope.low_freq_factor, l.rope.high_freq_factor, l.rope.original_context);
+    k += buf;
+  }
+  return k;
+}
+}  // namespace
+
 std::string Evaluator::shape_key(const model::LayerSpec& l) {
   auto n = [](auto x) { return std::to_string(x) + '/'; };
   auto real = [](double x) {  // exact, so two different values never share a key
@@ -16,7 +39,7 @@ std::string Evaluator::shape_key(const model::LayerSpec& l) {
   };
   return std::string(model::to_string(l.type)) + '/' + n(l.cache_entries) + n(l.hidden) + n(l.intermediate) +
          n(l.heads) + n(l.kv_heads) + n(l.head_dim) + n(l.rope.rotary_dims) + real(l.rope.theta) +
-         model::to_string(l.activation) + '/' + n(int(l.head_gate)) + real(l.rms_eps);
+         model::to_string(l.activation) + '/' + n(int(l.head_gate)) + real(l.rms_eps) + family_suffix(l);
 }
 
 const Evaluation& Evaluator::evaluate(const model::LayerSpec& layer, const model::Variant& v) {

@@ -19,6 +19,7 @@ LayoutFile make_layout_file(Evaluator& ev, const model::ModelSpec& model, int ct
   LayoutFile f;
   f.allow_untested = allow_untested;
   f.model = model.name;
+  f.activation = model.activation;
   f.device = ev.predictor().device();
   f.calibration_id = ev.predictor().calibration_id();
   f.precision = chosen.begin()->second.precision();
@@ -52,17 +53,19 @@ double round6(double v) {
   return std::stod(buf);
 }
 
-void emit_axes(YAML::Emitter& y, const model::Variant& v) {
+void emit_axes(YAML::Emitter& y, const model::Variant& v, model::Activation act) {
+  model::AxisScope scope;
+  scope.activation = act;
   y << YAML::Key << "axes" << YAML::Value << YAML::Flow << YAML::BeginMap;
-  for (const auto& [axis, value] : model::design_space().spelled(v)) y << YAML::Key << axis << YAML::Value << value;
+  for (const auto& [axis, value] : model::design_space().spelled(v, &scope)) y << YAML::Key << axis << YAML::Value << value;
   y << YAML::EndMap;
 }
 
-void emit_entry(YAML::Emitter& y, const LayoutEntry& e, bool with_type) {
+void emit_entry(YAML::Emitter& y, const LayoutEntry& e, bool with_type, model::Activation act) {
   if (with_type) y << YAML::Key << "type" << YAML::Value << model::to_string(e.type);
   y << YAML::Key << "preset" << YAML::Value << (e.variant.preset().empty() ? "~" : e.variant.preset());
   y << YAML::Key << "variant_key" << YAML::Value << e.variant.key();
-  emit_axes(y, e.variant);
+  emit_axes(y, e.variant, act);
   y << YAML::Key << "cache_entries" << YAML::Value << e.cache_entries;
   y << YAML::Key << "predicted_ms" << YAML::Value << round6(e.predicted_ms);
   y << YAML::Key << "interval_ms" << YAML::Value << YAML::Flow << YAML::BeginSeq << round6(e.low_ms)
@@ -91,14 +94,14 @@ std::string layout_file_yaml(const LayoutFile& f) {
   y << YAML::Key << "defaults" << YAML::Value << YAML::BeginMap;
   for (const auto& [t, e] : f.defaults) {
     y << YAML::Key << model::to_string(t) << YAML::Value << YAML::BeginMap;
-    emit_entry(y, e, false);
+    emit_entry(y, e, false, f.activation);
     y << YAML::EndMap;
   }
   y << YAML::EndMap;
   y << YAML::Key << "layers" << YAML::Value << YAML::BeginSeq;
   for (size_t i = 0; i < f.layers.size(); ++i) {
     y << YAML::Flow << YAML::BeginMap << YAML::Key << "index" << YAML::Value << static_cast<int>(i);
-    emit_entry(y, f.layers[i], true);
+    emit_entry(y, f.layers[i], true, f.activation);
     y << YAML::EndMap;
   }
   y << YAML::EndSeq << YAML::EndMap;

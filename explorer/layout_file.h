@@ -36,6 +36,8 @@ struct LayoutFile {
   double whole_step_ms = 0.0, tokens_per_s = 0.0, lm_head_ms = 0.0, lm_head_share = 0.0;
   // The selection let candidates of unknown or contested conversion win (--allow-untested).
   bool allow_untested = false;
+  // The model's activation: which axes apply to it (a SiLU model's entries spell no gelu axis).
+  model::Activation activation = model::Activation::kGelu;
 };
 
 // Builds the file's content from a model, its per-type choices and the context.

@@ -2,6 +2,7 @@
 
 #include <boost/graph/adjacency_list.hpp>
 
+#include "model/param_count.h"
 #include "support/error.h"
 
 namespace layoutx::explorer {
@@ -62,6 +63,12 @@ void build_embed_graph(const model::ModelSpec& m, model::Precision p, model::Lay
   Vertex copy = add(g, {.name = "embed/gather", .kind = OpKind::kSlice, .shape = {1, h}, .dtype = activation(p),
                         .axis = -1, .start = 0, .end = h},
                     {row});
+  if (m.embedding_scale != 1.0) {  // Gemma: the embedded token times sqrt(hidden)
+    Vertex c = add(g, {.name = "embed/scale_c", .kind = OpKind::kConstant, .shape = {1}, .dtype = activation(p),
+                       .scalar = m.embedding_scale},
+                   {});
+    copy = add(g, {.name = "embed/scale", .kind = OpKind::kMul, .shape = {1, h}, .dtype = activation(p)}, {copy, c});
+  }
   output(g, "hidden", copy);
 }
 
@@ -70,11 +77,27 @@ void build_head_graph(const model::ModelSpec& m, model::Precision p, model::Laye
   const int64_t h = m.hidden, v = m.vocab;
   Vertex x = input(g, "hidden_in", {1, h});
   Vertex norm_w = add(g, {.name = "w/final_norm", .kind = OpKind::kWeight, .shape = {h}, .dtype = activation(p)}, {});
-  Vertex norm = add(g, {.name = "head/final_norm", .kind = OpKind::kRmsNorm, .shape = {1, h}, .dtype = activation(p),
-                        .axis = -1, .eps = m.rms_eps},
+  // The family's final norm: Cohere's LayerNorm, Gemma's (1 + w) RMSNorm, else RMSNorm.
+  const model::NormKind nk = m.structure.norm;
+  Vertex norm = add(g, {.name = "head/final_norm", .kind = nk == model::NormKind::kLayer ? OpKind::kLayerNorm : OpKind::kRmsNorm,
+                        .shape = {1, h}, .dtype = activation(p), .axis = -1, .eps = m.rms_eps,
+                        .norm_offset = nk == model::NormKind::kRmsOnePlus ? 1.0 : 0.0},
                     {x, norm_w});
-  Vertex w = add(g, {.name = "w/lm_head", .kind = OpKind::kWeight, .shape = {h, v}, .dtype = weight_dtype(p)}, {});
+  // The LM head the parameter count counts (model/param_count.h): read at every step, tied or not.
+  Vertex w = add(g, {.name = "w/lm_head", .kind = OpKind::kWeight, .shape = model::lm_head_shape(m), .dtype = weight_dtype(p)}, {});
   Vertex logits = add(g, {.name = "head/lm_head", .kind = OpKind::kMatMul, .shape = {1, v}, .dtype = activation(p)}, {norm, w});
+  auto scalar = [&](const std::string& name, double c) {
+    return add(g, {.name = name, .kind = OpKind::kConstant, .shape = {1}, .dtype = activation(p), .scalar = c}, {});
+  };
+  auto mul = [&](const std::string& name, Vertex a, Vertex b) {
+    return add(g, {.name = name, .kind = OpKind::kMul, .shape = {1, v}, .dtype = activation(p)}, {a, b});
+  };
+  if (m.logit_scale != 1.0) logits = mul("head/logit_scale", logits, scalar("head/logit_scale_c", m.logit_scale));  // Cohere
+  if (m.final_softcap > 0) {  // Gemma 2: tanh(logits / c) * c
+    Vertex t = add(g, {.name = "head/softcap_tanh", .kind = OpKind::kTanh, .shape = {1, v}, .dtype = activation(p)},
+                   {mul("head/softcap_div", logits, scalar("head/softcap_inv", 1.0 / m.final_softcap))});
+    logits = mul("head/softcap", t, scalar("head/softcap_c", m.final_softcap));
+  }
   output(g, "logits", logits);
 }
 

@@ -43,6 +43,8 @@ OpStats stats_of(const LayerGraph& g, Vertex v) {
     case OpKind::kOutput:
     case OpKind::kConvert:
     case OpKind::kRmsNorm:
+    case OpKind::kLayerNorm:
+    case OpKind::kTanh:
     case OpKind::kAdd:
     case OpKind::kSub:
     case OpKind::kMul:

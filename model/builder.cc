@@ -16,8 +16,8 @@ int norm_axis(int axis, size_t rank) { return axis < 0 ? axis + static_cast<int>
 class Builder {
  public:
   // A reserve hint: the largest shipped variant (full layer, score-join, explicit softmax,
-  // window returns, w4a16) has 89 ops; a bigger graph only costs a reallocation.
-  static constexpr size_t kMaxOps = 128;
+  // window returns, w4a16) has 89 ops, a Gemma 3 one about 120; a bigger graph only costs a reallocation.
+  static constexpr size_t kMaxOps = 160;
 
   // Builds into `lg` in place: LayerGraph has no cheap move (Boost's adjacency_list has no move
   // constructor; moving one copies every vertex and edge).
@@ -145,6 +145,28 @@ class Builder {
                 .axis = -1, .eps = lg_.layer.rms_eps},
                {x, w});
   }
+  // The family's norm (LayerStructure::norm) of x over its last axis with weight role `role`.
+  Vertex norm(const std::string& name, Vertex x, Role role) {
+    const Vertex w = weight(role, {shape(x).back()}, false);
+    switch (lg_.layer.structure.norm) {
+      case NormKind::kRms: return rmsnorm(name, x, w);
+      case NormKind::kRmsOnePlus:
+        return add({.name = name, .kind = OpKind::kRmsNorm, .shape = shape(x), .dtype = act_, .axis = -1,
+                    .eps = lg_.layer.rms_eps, .norm_offset = 1.0},
+                   {x, w});
+      case NormKind::kLayer:
+        return add({.name = name, .kind = OpKind::kLayerNorm, .shape = shape(x), .dtype = act_, .axis = -1,
+                    .eps = lg_.layer.rms_eps},
+                   {x, w});
+    }
+    return x;
+  }
+  // x W (+ b): one projection, with its bias role when the structure has one.
+  Vertex projection(const std::string& name, Vertex x, Role w, int64_t out, Role bias = Role::kNone) {
+    Vertex y = matmul(name, x, weight(w, {shape(x).back(), out}, true));
+    if (bias != Role::kNone) y = binary(OpKind::kAdd, name + "/bias", y, weight(bias, {out}, false));
+    return y;
+  }
   // NeoX rotary over the leading r dims of the last axis: x*cos + rotate_half(x)*sin, where
   // rotate_half(x) = concat(-x2, x1) with x1, x2 the two halves of the rotated part.
   Vertex rope(const std::string& name, Vertex x, Vertex cos, Vertex sin) {
@@ -185,17 +207,35 @@ void Builder::build() {
     sin = input(Role::kRopeSin, {1, 1, r});
   }
 
-  // Attention block: pre-norm, fused QKV, RoPE, scaled scores.
-  Vertex xn = rmsnorm("attn/input_norm", x, weight(Role::kInputNorm, {H}, false));
-  Vertex qkv = matmul("attn/qkv_proj", xn, weight(Role::kQkv, {H, (nh + 2 * kv) * D}, true));
-  Vertex q = reshape("attn/q_heads", slice("attn/q", qkv, -1, 0, nh * D), {kv, G, D});
-  Vertex k = reshape("attn/k_heads", slice("attn/k", qkv, -1, nh * D, (nh + kv) * D), {kv, 1, D});
-  Vertex v_new = reshape("attn/v_new", slice("attn/v", qkv, -1, (nh + kv) * D, (nh + 2 * kv) * D), {kv, 1, D});
+  // Attention block: pre-norm, QKV (fused as Spark writes it, or q/k/v projections), the
+  // family's per-head q/k norm, RoPE, scaled scores.
+  const LayerStructure& S = L.structure;
+  Vertex xn = norm("attn/input_norm", x, Role::kInputNorm);
+  Vertex q, k, v_new;
+  if (S.qkv_fused) {
+    Vertex qkv = matmul("attn/qkv_proj", xn, weight(Role::kQkv, {H, (nh + 2 * kv) * D}, true));
+    q = reshape("attn/q_heads", slice("attn/q", qkv, -1, 0, nh * D), {kv, G, D});
+    k = reshape("attn/k_heads", slice("attn/k", qkv, -1, nh * D, (nh + kv) * D), {kv, 1, D});
+    v_new = reshape("attn/v_new", slice("attn/v", qkv, -1, (nh + kv) * D, (nh + 2 * kv) * D), {kv, 1, D});
+  } else {
+    const bool b = S.qkv_bias;
+    q = reshape("attn/q_heads", projection("attn/q_proj", xn, Role::kQProj, nh * D, b ? Role::kQBias : Role::kNone),
+                {kv, G, D});
+    k = reshape("attn/k_heads", projection("attn/k_proj", xn, Role::kKProj, kv * D, b ? Role::kKBias : Role::kNone),
+                {kv, 1, D});
+    v_new = reshape("attn/v_new", projection("attn/v_proj", xn, Role::kVProj, kv * D, b ? Role::kVBias : Role::kNone),
+                    {kv, 1, D});
+  }
+  if (S.qk_norm) {
+    q = norm("attn/q_norm", q, Role::kQNorm);
+    k = norm("attn/k_norm", k, Role::kKNorm);
+  }
   if (r > 0) {
     q = rope("attn/q_rope", q, cos, sin);
     k = rope("attn/k_rope", k, cos, sin);
   }
-  q = binary(OpKind::kMul, "attn/q_scale", q, constant("attn/scale", 1.0 / std::sqrt(double(D))));
+  const double scale = S.query_scale > 0 ? S.query_scale : 1.0 / std::sqrt(double(D));
+  q = binary(OpKind::kMul, "attn/q_scale", q, constant("attn/scale", scale));
   Vertex k_new_t = reshape("attn/k_new_t", k, {kv, D, 1});  // [kv,1,D] -> [kv,D,1]: same elements
 
   // Where the new token meets the cache.
@@ -219,6 +259,12 @@ void Builder::build() {
                                 binary(OpKind::kMul, "attn/score_new_mul", q, k), -1);
     scores = concat("attn/scores", {s_cache, s_new}, -1);
   }
+  if (S.attn_softcap > 0) {
+    // Gemma 2: scores = tanh(scores / c) * c, before the mask.
+    Vertex t = unary(OpKind::kTanh, "attn/softcap_tanh",
+                     binary(OpKind::kMul, "attn/softcap_div", scores, constant("attn/softcap_inv", 1.0 / S.attn_softcap)));
+    scores = binary(OpKind::kMul, "attn/softcap", t, constant("attn/softcap_c", S.attn_softcap));
+  }
   Vertex probs = softmax("attn/softmax", binary(OpKind::kAdd, "attn/mask_add", scores, mask));
   if (V.join() == Join::kKeys) {
     context = matmul("attn/context", probs, need_v_all());  // [kv,G,D]
@@ -240,10 +286,12 @@ void Builder::build() {
   }
   Vertex attn = matmul("attn/out_proj", reshape("attn/merge_heads", context, {1, nh * D}),
                        weight(Role::kOutProj, {nh * D, H}, true));
-  Vertex h = binary(OpKind::kAdd, "attn/residual", x, attn);
+  if (S.sandwich_norms) attn = norm("attn/output_norm", attn, Role::kAttnPostNorm);
 
-  // Gated MLP: down(act(gate(x)) * up(x)).
-  Vertex hn = rmsnorm("mlp/post_norm", h, weight(Role::kPostNorm, {H}, false));
+  // Gated MLP: down(act(gate(x)) * up(x)), from the residual stream after attention, or (a
+  // parallel block, Cohere) from the attention's own normed input: y = (x + attn) + mlp(xn).
+  Vertex h = binary(OpKind::kAdd, "attn/residual", x, attn);
+  Vertex hn = S.parallel_block ? xn : norm("mlp/post_norm", h, Role::kPostNorm);
   Vertex gate = matmul("mlp/gate_proj", hn, weight(Role::kMlpGate, {H, I}, true));
   Vertex up = matmul("mlp/up_proj", hn, weight(Role::kMlpUp, {H, I}, true));
   Vertex a;
@@ -255,6 +303,7 @@ void Builder::build() {
   }
   Vertex down = matmul("mlp/down_proj", binary(OpKind::kMul, "mlp/gate_mul", a, up),
                        weight(Role::kMlpDown, {I, H}, true));
+  if (S.sandwich_norms) down = norm("mlp/output_norm", down, Role::kMlpPostNorm);
   Vertex y = binary(OpKind::kAdd, "mlp/residual", h, down);
 
   // Graph outputs.

@@ -38,6 +38,8 @@ const char* to_string(OpKind k) {
     case OpKind::kOutput: return "Output";
     case OpKind::kConvert: return "Convert";
     case OpKind::kRmsNorm: return "RmsNorm";
+    case OpKind::kLayerNorm: return "LayerNorm";
+    case OpKind::kTanh: return "Tanh";
     case OpKind::kMatMul: return "MatMul";
     case OpKind::kAdd: return "Add";
     case OpKind::kSub: return "Sub";
@@ -77,6 +79,16 @@ const char* role_name(Role r) {
     case Role::kHiddenOut: return "hidden_out";
     case Role::kKOut: return "k_out";
     case Role::kVOut: return "v_out";
+    case Role::kQProj: return "q_proj";
+    case Role::kKProj: return "k_proj";
+    case Role::kVProj: return "v_proj";
+    case Role::kQBias: return "q_proj.bias";
+    case Role::kKBias: return "k_proj.bias";
+    case Role::kVBias: return "v_proj.bias";
+    case Role::kQNorm: return "q_norm";
+    case Role::kKNorm: return "k_norm";
+    case Role::kAttnPostNorm: return "attn_output_norm";
+    case Role::kMlpPostNorm: return "mlp_output_norm";
   }
   return "?";
 }

@@ -35,7 +35,8 @@ enum class OpKind {
   kConstant,  // a scalar constant `scalar` broadcast to `shape` (e.g. 1/sqrt(head_dim))
   kOutput,    // graph output: copies its operand across the graph boundary; `role` says which
   kConvert,   // dtype conversion (quantize / dequantize) at the graph boundary
-  kRmsNorm,   // x * rsqrt(mean(x^2, last axis) + eps) * weight; operands (x, weight)
+  kRmsNorm,   // x * rsqrt(mean(x^2, last axis) + eps) * (weight + norm_offset); operands (x, weight)
+  kLayerNorm, // (x - mean) * rsqrt(var + eps) * weight over the last axis, no bias; operands (x, weight)
   kMatMul,    // batched matrix product, ONNX MatMul broadcasting
   kAdd,
   kSub,
@@ -44,6 +45,7 @@ enum class OpKind {
   kNeg,
   kSigmoid,
   kExp,
+  kTanh,
   kGelu,      // `gelu` says erf (exact) or tanh (approximation)
   kSoftmax,   // over `axis`
   kReduceMax, // over `axis`, keepdims
@@ -78,6 +80,18 @@ enum class Role {
   kHiddenOut,  // [1, hidden]
   kKOut,       // returns=window: [kv_heads, head_dim, cache]; new_entry: [kv_heads, head_dim, 1]
   kVOut,       // returns=window: [kv_heads, cache, head_dim]; new_entry: [kv_heads, 1, head_dim]
+  // Weights of the other families' layers (HF tensor names). Appended after the first roles
+  // because seeded weights draw from a stream seeded by the role's value.
+  kQProj,         // q_proj, transposed to [hidden, heads head_dim]
+  kKProj,         // k_proj, transposed to [hidden, kv_heads head_dim]
+  kVProj,         // v_proj, transposed to [hidden, kv_heads head_dim]
+  kQBias,         // q_proj.bias [heads head_dim] (Qwen2)
+  kKBias,         // k_proj.bias [kv_heads head_dim]
+  kVBias,         // v_proj.bias [kv_heads head_dim]
+  kQNorm,         // q_norm [head_dim] (Qwen3, Gemma 3)
+  kKNorm,         // k_norm [head_dim]
+  kAttnPostNorm,  // Gemma's post_attention_layernorm [hidden]: norms the attention output
+  kMlpPostNorm,   // Gemma's post_feedforward_layernorm [hidden]: norms the MLP output
 };
 const char* role_name(Role r);
 
@@ -96,7 +110,8 @@ struct OpNode {
   int64_t start = 0, end = 0;  // kSlice
   GeluForm gelu = GeluForm::kErf;
   double scalar = 0.0;         // kConstant
-  double eps = 0.0;            // kRmsNorm
+  double eps = 0.0;            // kRmsNorm, kLayerNorm
+  double norm_offset = 0.0;    // kRmsNorm: added to the weight (Gemma's 1 + w)
 };
 
 // Edge property: which operand slot of the target the source feeds.

@@ -30,20 +30,9 @@ namespace layoutx::model {
 
 namespace {
 
-enum class Family { kSpark, kGemma3, kGemma2, kMistral, kCohere2, kLlama, kQwen };
-
 bool present(const YAML::Node& n) { return n.IsDefined() && !n.IsNull(); }
 
-std::optional<Family> family_of(const std::string& t) {
-  if (t == "spark2_5") return Family::kSpark;
-  if (t == "gemma3" || t == "gemma3_text") return Family::kGemma3;
-  if (t == "gemma2") return Family::kGemma2;
-  if (t == "mistral") return Family::kMistral;
-  if (t == "cohere2") return Family::kCohere2;
-  if (t == "llama") return Family::kLlama;
-  if (t == "qwen2" || t == "qwen3") return Family::kQwen;
-  return std::nullopt;
-}
+std::optional<Family> family_of(const std::string& t) { return parse_family(t); }
 constexpr const char* kSupported = "spark2_5, gemma3, gemma3_text, gemma2, mistral, cohere2, llama, qwen2, qwen3";
 
 // Activation names of transformers' ACT2FN that layoutx models.
@@ -194,7 +183,8 @@ ModelSpec read_hf(const YAML::Node& doc, const std::string& file) {
         case Family::kGemma2: t = i % 2 == 0 ? LayerType::kSliding : LayerType::kFull; break;
         case Family::kMistral: t = window ? LayerType::kSliding : LayerType::kFull; break;
         case Family::kLlama: t = LayerType::kFull; break;
-        case Family::kQwen:
+        case Family::kQwen2:
+        case Family::kQwen3:
           t = use_sliding.value_or(false) && window && i >= max_window_layers.value_or(0) ? LayerType::kSliding
                                                                                           : LayerType::kFull;
           break;
@@ -226,6 +216,80 @@ ModelSpec read_hf(const YAML::Node& doc, const std::string& file) {
       }
     }
   }
+  // The layer's structure: the family's (model/model_spec.cc family_structure), then the keys
+  // that change it. A key whose value layoutx does not model is refused, naming it.
+  LayerStructure structure = family_structure(*family);
+  auto refuse_true = [&](const char* key, const char* why) {
+    if (auto b = c.boolean(key, false); b && *b) c.error(key, std::string("true is not modelled (") + why + ")");
+  };
+  refuse_true("mlp_bias", "MLP projections with biases");
+  if (*family == Family::kQwen2) {
+    // Qwen2 always has q/k/v biases (its config has no key for them).
+  } else {
+    refuse_true("attention_bias", "q/k/v/o projections with biases");
+  }
+  if (auto qk = c.boolean("use_qk_norm", false); qk && *qk != structure.qk_norm)
+    c.error("use_qk_norm", std::string(*qk ? "true" : "false") + " is not modelled for " + to_string(*family) +
+                               " (its layer " + (structure.qk_norm ? "has" : "has no") + " q/k norm)");
+  auto qpas = number("query_pre_attn_scalar", 0, HUGE_VAL);
+  if (qpas) {
+    if (!gemma) c.error("query_pre_attn_scalar", "only Gemma 2/3 scale queries by it");
+    else if (*qpas <= 0) c.error("query_pre_attn_scalar", "must be positive");
+    else structure.query_scale = 1.0 / std::sqrt(*qpas);
+  }
+  auto softcap = [&](const char* key) -> double {
+    if (!c.has(key) || !present(c.node()[key])) { c.allow(key); return 0; }
+    auto v = number(key, 0, HUGE_VAL);
+    if (v && *family != Family::kGemma2 && *v > 0) {
+      c.error(key, std::string("softcapping is modelled for gemma2 only, got ") + std::to_string(*v));
+      return 0;
+    }
+    return v.value_or(0);
+  };
+  structure.attn_softcap = softcap("attn_logit_softcapping");
+  double final_softcap = softcap("final_logit_softcapping");
+  auto tie = c.boolean("tie_word_embeddings", false);
+  auto logit_scale = number("logit_scale", 0, HUGE_VAL);
+  if (logit_scale && *family != Family::kCohere2) c.error("logit_scale", "only Cohere scales its logits");
+
+  // rope_scaling: linear or llama3; others change the angles in ways layoutx does not model.
+  RopeSpec scaling;
+  YAML::Node rs = c.child("rope_scaling", false);
+  if (present(rs)) {
+    MapReader m(file, rs, c.key_path("rope_scaling"), errors);
+    if (m.ok()) {
+      auto type = m.string("rope_type", false);
+      if (!type) type = m.string("type", false);
+      auto factor = m.number("factor", false, 0, HUGE_VAL);
+      auto low = m.number("low_freq_factor", false, 0, HUGE_VAL);
+      auto high = m.number("high_freq_factor", false, 0, HUGE_VAL);
+      auto orig = m.integer("original_max_position_embeddings", false, 1, limits::kMaxContext);
+      if (!type) {
+        m.error("rope_type", "required in rope_scaling (linear or llama3), got none");
+      } else if (*type == "default") {
+      } else if (*type == "linear" || *type == "llama3") {
+        scaling.scaling = *type == "linear" ? RopeScaling::kLinear : RopeScaling::kLlama3;
+        if (!factor || *factor <= 0) m.error("factor", "required and positive for rope_type " + *type);
+        else scaling.factor = *factor;
+        if (scaling.scaling == RopeScaling::kLlama3) {
+          if (!low || !high || !orig)
+            m.error("rope_type", "llama3 needs low_freq_factor, high_freq_factor and original_max_position_embeddings");
+          else if (*high <= *low)
+            m.error("high_freq_factor", "must exceed low_freq_factor");
+          else {
+            scaling.low_freq_factor = *low;
+            scaling.high_freq_factor = *high;
+            scaling.original_context = static_cast<int>(*orig);
+          }
+        }
+      } else {
+        m.error("rope_type", "unsupported rope scaling '" + *type + "' (supported: linear, llama3)");
+      }
+      for (const char* k : {"rope_type", "type", "factor", "low_freq_factor", "high_freq_factor",
+                            "original_max_position_embeddings"})
+        m.allow(k);
+    }
+  }
   errors.throw_if_any();
 
   // Build.
@@ -251,6 +315,29 @@ ModelSpec read_hf(const YAML::Node& doc, const std::string& file) {
   m.rope_sliding = {sliding_rope.theta.value_or(local_theta.value_or(base)), dims(sliding_rope.factor)};
   m.rope_full = {full_rope.theta.value_or(base), dims(full_rope.factor)};
   if (*family == Family::kCohere2) m.rope_full.rotary_dims = 0;  // global layers: no positional encoding
+  // rope_scaling rescales every layer's angles, except Gemma 3's local (sliding) layers, whose
+  // rope_local_base_freq rotary is unscaled (HF Gemma3 builds their rotary without rope_scaling).
+  auto scaled = [&](RopeSpec r) {
+    r.scaling = scaling.scaling;
+    r.factor = scaling.factor;
+    r.low_freq_factor = scaling.low_freq_factor;
+    r.high_freq_factor = scaling.high_freq_factor;
+    r.original_context = scaling.original_context;
+    return r;
+  };
+  if (scaling.scaling != RopeScaling::kNone) {
+    m.rope_full = scaled(m.rope_full);
+    if (*family != Family::kGemma3) m.rope_sliding = scaled(m.rope_sliding);
+  }
+  m.family = *family;
+  m.structure = structure;
+  // tie_word_embeddings: transformers' PretrainedConfig default is true; Llama, Mistral, Qwen2
+  // and Qwen3's configs default it to false.
+  const bool tie_default = gemma || *family == Family::kCohere2 || *family == Family::kSpark;
+  m.tied_embeddings = tie.value_or(tie_default);
+  if (gemma) m.embedding_scale = std::sqrt(double(m.hidden));  // Gemma scales the embedded token
+  m.final_softcap = final_softcap;
+  if (logit_scale) m.logit_scale = *logit_scale;
   m.validate();
   return m;
 }

@@ -8,6 +8,7 @@
 #include "model/limits.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <sstream>
 
@@ -153,6 +154,20 @@ ModelSpec read_model_yaml(const YAML::Node& doc, const std::string& file) {
   }
   auto head_gate = top.boolean("head_gate", true);
   auto window = top.integer("sliding_window", false, 2, limits::kMaxContext);
+  // The family (HF model_type) gives the layer's structure (model_spec.h family_structure);
+  // absent: Spark2_5's. The keys after it set what a config states per model.
+  auto family_name = top.string("family", false);
+  std::optional<Family> family = Family::kSpark;
+  if (family_name) {
+    family = parse_family(*family_name);
+    if (!family)
+      top.error("family", "must be one of spark2_5, llama, qwen2, qwen3, mistral, gemma2, gemma3_text, cohere2, got '" +
+                              *family_name + "'");
+  }
+  auto tie = top.boolean("tie_word_embeddings", false);
+  auto qpas = top.number("query_pre_attn_scalar", false, 0);
+  auto attn_cap = top.number("attn_logit_softcapping", false, 0);
+  auto final_cap = top.number("final_logit_softcapping", false, 0);
 
   // Cross-field: GQA grouping.
   if (heads && kv_heads && *heads % *kv_heads != 0)
@@ -200,6 +215,14 @@ ModelSpec read_model_yaml(const YAML::Node& doc, const std::string& file) {
   m.layer_types = types;
   if (rs.given) m.rope_sliding = {rs.theta.value_or(0.0), static_cast<int>(*rs.dims)};
   if (rf.given) m.rope_full = {rf.theta.value_or(0.0), static_cast<int>(*rf.dims)};
+  m.family = *family;
+  m.structure = family_structure(m.family);
+  const bool gemma = m.family == Family::kGemma2 || m.family == Family::kGemma3;
+  if (qpas && *qpas > 0) m.structure.query_scale = 1.0 / std::sqrt(*qpas);
+  if (attn_cap) m.structure.attn_softcap = *attn_cap;
+  if (final_cap) m.final_softcap = *final_cap;
+  m.tied_embeddings = tie.value_or(gemma || m.family == Family::kCohere2 || m.family == Family::kSpark);
+  if (gemma) m.embedding_scale = std::sqrt(double(m.hidden));
   m.validate();
   return m;
 }

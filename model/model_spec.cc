@@ -1,5 +1,7 @@
 #include "model/model_spec.h"
 
+#include <cmath>
+
 #include "model/limits.h"
 #include "support/error.h"
 
@@ -26,6 +28,96 @@ const char* to_string(Activation a) {
     case Activation::kSilu: return "silu";
   }
   return "?";
+}
+
+const char* to_string(RopeScaling s) {
+  switch (s) {
+    case RopeScaling::kNone: return "none";
+    case RopeScaling::kLinear: return "linear";
+    case RopeScaling::kLlama3: return "llama3";
+  }
+  return "?";
+}
+
+double rope_inv_freq(const RopeSpec& rope, int i) {
+  const int r = rope.rotary_dims;
+  const double f = std::pow(rope.theta, -2.0 * i / r);  // the unscaled frequency, as always computed
+  switch (rope.scaling) {
+    case RopeScaling::kNone: return f;
+    case RopeScaling::kLinear: return f / rope.factor;
+    case RopeScaling::kLlama3: {
+      // Wavelengths (positions per turn) longer than original_context / low_freq_factor are
+      // slowed by `factor`; shorter than original_context / high_freq_factor kept; between,
+      // interpolated linearly in original_context / wavelength.
+      const double wavelen = 2.0 * M_PI / f;
+      const double low_wavelen = rope.original_context / rope.low_freq_factor;
+      const double high_wavelen = rope.original_context / rope.high_freq_factor;
+      if (wavelen > low_wavelen) return f / rope.factor;
+      if (wavelen < high_wavelen) return f;
+      const double smooth = (rope.original_context / wavelen - rope.low_freq_factor) /
+                            (rope.high_freq_factor - rope.low_freq_factor);
+      return (1.0 - smooth) * f / rope.factor + smooth * f;
+    }
+  }
+  return f;
+}
+
+const char* to_string(Family f) {
+  switch (f) {
+    case Family::kSpark: return "spark2_5";
+    case Family::kLlama: return "llama";
+    case Family::kQwen2: return "qwen2";
+    case Family::kQwen3: return "qwen3";
+    case Family::kMistral: return "mistral";
+    case Family::kGemma2: return "gemma2";
+    case Family::kGemma3: return "gemma3_text";
+    case Family::kCohere2: return "cohere2";
+  }
+  return "?";
+}
+
+std::optional<Family> parse_family(const std::string& s) {
+  if (s == "spark2_5") return Family::kSpark;
+  if (s == "llama") return Family::kLlama;
+  if (s == "qwen2") return Family::kQwen2;
+  if (s == "qwen3") return Family::kQwen3;
+  if (s == "mistral") return Family::kMistral;
+  if (s == "gemma2") return Family::kGemma2;
+  if (s == "gemma3" || s == "gemma3_text") return Family::kGemma3;
+  if (s == "cohere2") return Family::kCohere2;
+  return std::nullopt;
+}
+
+const char* to_string(NormKind k) {
+  switch (k) {
+    case NormKind::kRms: return "rms";
+    case NormKind::kRmsOnePlus: return "rms_one_plus";
+    case NormKind::kLayer: return "layer";
+  }
+  return "?";
+}
+
+// From each model_type's HF modelling code (modeling_<type>.py): which norms, where, biases.
+// Sizes, scales and softcaps come from the config (hf_import.cc, model_loader.cc).
+LayerStructure family_structure(Family f) {
+  LayerStructure s;
+  switch (f) {
+    case Family::kSpark: return s;  // fused q_k_v_proj, pre-norms only
+    case Family::kLlama:
+    case Family::kMistral: s.qkv_fused = false; return s;
+    case Family::kQwen2: s.qkv_fused = false; s.qkv_bias = true; return s;
+    case Family::kQwen3: s.qkv_fused = false; s.qk_norm = true; return s;
+    case Family::kGemma2:
+      s.qkv_fused = false; s.norm = NormKind::kRmsOnePlus; s.sandwich_norms = true;
+      return s;
+    case Family::kGemma3:
+      s.qkv_fused = false; s.norm = NormKind::kRmsOnePlus; s.sandwich_norms = true; s.qk_norm = true;
+      return s;
+    case Family::kCohere2:
+      s.qkv_fused = false; s.norm = NormKind::kLayer; s.parallel_block = true;
+      return s;
+  }
+  return s;
 }
 
 int ModelSpec::count(LayerType t) const {
@@ -60,6 +152,7 @@ LayerSpec ModelSpec::layer(LayerType t, int context) const {
   s.rms_eps = rms_eps;
   s.activation = activation;
   s.head_gate = head_gate;
+  s.structure = structure;
   if (t == LayerType::kSliding) {
     s.window = *sliding_window;
     if (context < s.window)
@@ -114,6 +207,16 @@ void ModelSpec::validate() const {
     if (r.rotary_dims > 0 && !(r.theta > 0))
       e.add(pre + k + ".theta: must be positive, got " + std::to_string(r.theta));
   }
+  if (structure.qkv_bias && structure.qkv_fused)
+    e.add(pre + "structure.qkv_bias: q/k/v biases are modelled on separate projections only (qkv_fused: false)");
+  if (structure.parallel_block && structure.sandwich_norms)
+    e.add(pre + "structure: parallel_block and sandwich_norms exclude each other");
+  if (!(structure.query_scale >= 0)) e.add(pre + "query_scale: must be positive or 0 (1/sqrt(head_dim))");
+  if (!(structure.attn_softcap >= 0)) e.add(pre + "attn_logit_softcapping: must be positive or 0 (none)");
+  if (!(final_softcap >= 0)) e.add(pre + "final_logit_softcapping: must be positive or 0 (none)");
+  for (auto [k, r] : {std::pair{"rope.sliding", rope_sliding}, std::pair{"rope.full", rope_full}})
+    if (r.scaling != RopeScaling::kNone && !(r.factor > 0))
+      e.add(pre + k + ".factor: rope scaling needs a positive factor");
   e.throw_if_any();
 }
 

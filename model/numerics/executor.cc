@@ -410,7 +410,29 @@ void Executor<T>::eval(Vertex v) {
         T ss = 0;
         for (int64_t i = 0; i < d; ++i) ss += px[i] * px[i];
         const T inv = T(1) / std::sqrt(ss / T(d) + static_cast<T>(n.eps));
-        for (int64_t i = 0; i < d; ++i) out[r * d + i] = px[i] * inv * w[i];
+        const T off = static_cast<T>(n.norm_offset);
+        for (int64_t i = 0; i < d; ++i) out[r * d + i] = px[i] * inv * (w[i] + off);
+      }
+      break;
+    }
+    case OpKind::kLayerNorm: {
+      arity(2);
+      const Tensor<T>& x = value(ops[0]);
+      const Tensor<T>& w = value(ops[1]);
+      const int64_t d = x.shape.empty() ? 1 : x.shape.back();
+      if (w.size() != d)
+        throw Error("executor: op '" + n.name + "': norm weight " + to_string(w.shape) + " does not match " +
+                    to_string(x.shape));
+      out.shape = x.shape;
+      size_for_overwrite(out, x.data.size());
+      for (int64_t r = 0; r < x.size() / d; ++r) {
+        const T* px = x.data.data() + r * d;
+        T mean = 0, var = 0;
+        for (int64_t i = 0; i < d; ++i) mean += px[i];
+        mean /= T(d);
+        for (int64_t i = 0; i < d; ++i) var += (px[i] - mean) * (px[i] - mean);
+        const T inv = T(1) / std::sqrt(var / T(d) + static_cast<T>(n.eps));
+        for (int64_t i = 0; i < d; ++i) out[r * d + i] = (px[i] - mean) * inv * w[i];
       }
       break;
     }
@@ -447,6 +469,7 @@ void Executor<T>::eval(Vertex v) {
     case OpKind::kNeg: unary([](T x) { return -x; }); break;
     case OpKind::kSigmoid: unary([](T x) { return T(1) / (T(1) + std::exp(-x)); }); break;
     case OpKind::kExp: unary([](T x) { return std::exp(x); }); break;
+    case OpKind::kTanh: unary([](T x) { return std::tanh(x); }); break;
     case OpKind::kGelu: unary([&](T x) { return gelu(x, n.gelu); }); break;
     case OpKind::kReduceMax:
       reduce([](const T* p, int64_t len, int64_t st) {

@@ -28,7 +28,7 @@ void rope_tables(const RopeSpec& rope, int64_t position, std::vector<double>& co
   cos.assign(static_cast<size_t>(r), 0.0);
   sin.assign(static_cast<size_t>(r), 0.0);
   for (int i = 0; i < r / 2; ++i) {
-    const double angle = double(position) * std::pow(rope.theta, -2.0 * i / r);
+    const double angle = double(position) * rope_inv_freq(rope, i);
     cos[i] = cos[i + r / 2] = std::cos(angle);
     sin[i] = sin[i + r / 2] = std::sin(angle);
   }

@@ -10,16 +10,42 @@ namespace layoutx::model::numerics {
 
 std::map<Role, Shape> weight_shapes(const LayerSpec& L) {
   const int64_t H = L.hidden, nh = L.heads, kv = L.kv_heads, D = L.head_dim, I = L.intermediate;
+  const LayerStructure& S = L.structure;
   std::map<Role, Shape> s{
-      {Role::kInputNorm, {H}},        {Role::kQkv, {H, (nh + 2 * kv) * D}}, {Role::kOutProj, {nh * D, H}},
-      {Role::kPostNorm, {H}},         {Role::kMlpGate, {H, I}},             {Role::kMlpUp, {H, I}},
-      {Role::kMlpDown, {I, H}},
+      {Role::kInputNorm, {H}}, {Role::kOutProj, {nh * D, H}}, {Role::kMlpGate, {H, I}},
+      {Role::kMlpUp, {H, I}},  {Role::kMlpDown, {I, H}},
   };
+  if (!S.parallel_block) s[Role::kPostNorm] = {H};
+  if (S.qkv_fused) {
+    s[Role::kQkv] = {H, (nh + 2 * kv) * D};
+  } else {
+    s[Role::kQProj] = {H, nh * D};
+    s[Role::kKProj] = {H, kv * D};
+    s[Role::kVProj] = {H, kv * D};
+  }
+  if (S.qkv_bias) {
+    s[Role::kQBias] = {nh * D};
+    s[Role::kKBias] = {kv * D};
+    s[Role::kVBias] = {kv * D};
+  }
+  if (S.qk_norm) {
+    s[Role::kQNorm] = {D};
+    s[Role::kKNorm] = {D};
+  }
+  if (S.sandwich_norms) {
+    s[Role::kAttnPostNorm] = {H};
+    s[Role::kMlpPostNorm] = {H};
+  }
   if (L.head_gate) s[Role::kHeadGate] = {H, nh};
   return s;
 }
 
-bool is_projection(Role r) { return r != Role::kInputNorm && r != Role::kPostNorm; }
+bool is_norm(Role r) {
+  return r == Role::kInputNorm || r == Role::kPostNorm || r == Role::kQNorm || r == Role::kKNorm ||
+         r == Role::kAttnPostNorm || r == Role::kMlpPostNorm;
+}
+bool is_bias(Role r) { return r == Role::kQBias || r == Role::kKBias || r == Role::kVBias; }
+bool is_projection(Role r) { return !is_norm(r) && !is_bias(r); }
 
 LayerWeights seeded_weights(const LayerSpec& layer, uint64_t seed) {
   LayerWeights w;
@@ -36,8 +62,13 @@ LayerWeights seeded_weights(const LayerSpec& layer, uint64_t seed) {
       const double to_sd = sd * std::sqrt((kNu - 2) / kNu);
       std::student_t_distribution<double> st(kNu);
       for (auto& x : t.data) x = to_sd * st(rng);
+    } else if (is_bias(role)) {
+      std::normal_distribution<double> n(0.0, 0.1);  // Qwen2's q/k/v biases: small, centred
+      for (auto& x : t.data) x = n(rng);
     } else {
-      std::normal_distribution<double> n(1.0, 0.05);
+      // Norm weights near their multiplier 1; Gemma stores w - 1 (its norm multiplies by 1 + w).
+      const double mean = layer.structure.norm == NormKind::kRmsOnePlus ? 0.0 : 1.0;
+      std::normal_distribution<double> n(mean, 0.05);
       for (auto& x : t.data) x = n(rng);
     }
     w.emplace(role, std::move(t));

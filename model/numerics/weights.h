@@ -18,6 +18,8 @@ std::map<Role, Shape> weight_shapes(const LayerSpec& layer);
 
 // True for the projection weights (the ones quantized to 8/4 bits in w8a16/w4a16).
 bool is_projection(Role r);
+bool is_norm(Role r);  // a norm's weight [hidden] or [head_dim]
+bool is_bias(Role r);  // a projection's bias
 
 // Deterministic weights of realistic scale and shape. Projections: Student's t with nu = 5
 // degrees of freedom, scaled to standard deviation s = max(0.02, 0.9 / sqrt(fan_in)) (the RMS a
@@ -30,7 +32,7 @@ bool is_projection(Role r);
 // The tails are what makes a per-channel max-abs scale coarse (a column's largest weight sets
 // the step of all its others) and a block scale finer. Not modelled: outlier *channels* (whole
 // input rows or output columns larger than the rest), which real checkpoints also have; use
-// --weights for a real one. Norm weights 1 + N(0, 0.05^2). Each role draws from its own stream
+// --weights for a real one. Norm weights 1 + N(0, 0.05^2) (Gemma's stored w - 1: N(0, 0.05^2)); biases N(0, 0.1^2). Each role draws from its own stream
 // seeded by (seed, role), so one tensor does not depend on the others' sizes.
 LayerWeights seeded_weights(const LayerSpec& layer, uint64_t seed);
 

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <initializer_list>
 #include <string>
 #include <unistd.h>
@@ -107,6 +109,62 @@ TEST(Cli, BadInputExitsTwoWithAMessage) {
                       "/fixtures/hf/llama3.2-1b.json --set sliding.returns=window");
   EXPECT_EQ(llama.status, 2);
   EXPECT_TRUE(has(llama.out, "has no sliding layers")) << llama.out;
+}
+
+}  // namespace
+
+namespace {
+
+// Families (issue #15): graph --params prints the whole model's count; select on a Gemma 3
+// model writes its own tanh GELU, a SiLU model has no gelu axis; an unmodelled key exits 2.
+TEST(CliFamilies, GraphParamsPrintsTheCountAndStructure) {
+  Result r = layoutx(std::string("graph --params --json --model ") + LAYOUTX_TEST_DIR + "/fixtures/hf/gemma3-1b.json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "\"total\": 999885952")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"norms_per_layer\": 6")) << r.out;
+  Result t = layoutx(std::string("graph --params --model ") + LAYOUTX_TEST_DIR + "/fixtures/hf/llama3.2-1b.json");
+  ASSERT_EQ(t.status, 0) << t.out;
+  EXPECT_TRUE(has(t.out, "total      1,235,814,400")) << t.out;
+  EXPECT_TRUE(has(t.out, "activation silu")) << t.out;
+}
+
+std::string read_all(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(CliFamilies, SelectWritesTheModelsOwnGelu) {
+  layoutx::test::TempDir d("families-select");
+  for (std::string model : {std::string(LAYOUTX_CONFIG_DIR) + "/models/gemma-3-1b.yaml",
+                            std::string(LAYOUTX_TEST_DIR) + "/fixtures/hf/gemma3-1b.json"}) {
+    const auto out = d.path() / "gemma.yaml";
+    Result r = layoutx("select --precision w4a16 --ctx 4096 --no-fidelity --model " + model + " --out " + out.string());
+    ASSERT_EQ(r.status, 0) << r.out;
+    const std::string file = read_all(out);
+    EXPECT_TRUE(has(file, "gelu: tanh")) << model << "\n" << file;
+    EXPECT_FALSE(has(file, "gelu: erf")) << model << "\n" << file;
+  }
+  // A SiLU model: no gelu axis in the layout file, the table or the JSON.
+  const std::string mistral = std::string(LAYOUTX_TEST_DIR) + "/fixtures/hf/mistral-7b.json";
+  const auto out = d.path() / "mistral.yaml";
+  Result s = layoutx("select --precision w4a16 --ctx 8192 --no-fidelity --model " + mistral + " --out " + out.string());
+  ASSERT_EQ(s.status, 0) << s.out;
+  EXPECT_FALSE(has(s.out, "gelu")) << s.out;
+  EXPECT_FALSE(has(read_all(out), "gelu")) << read_all(out);
+  Result j = layoutx("select --precision w4a16 --ctx 8192 --no-fidelity --json --model " + mistral);
+  ASSERT_EQ(j.status, 0) << j.out;
+  EXPECT_FALSE(has(j.out, "gelu")) << j.out;
+}
+
+TEST(CliFamilies, AnUnmodelledConfigKeyExitsTwoNamingFileAndKey) {
+  layoutx::test::TempDir d("families");
+  const auto cfg = d.path() / "config.json";
+  std::ofstream(cfg) << R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+    "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100, "mlp_bias": true})";
+  Result r = layoutx("graph --params --model " + cfg.string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.out, cfg.string() + ":")) << r.out;
+  EXPECT_TRUE(has(r.out, "mlp_bias: true is not modelled")) << r.out;
 }
 
 }  // namespace

@@ -94,6 +94,37 @@ TEST(Legality, NeverTriedW8a16FormsAreUnknown) {
   EXPECT_NE(l.reasons[0].find("explicit-softmax"), std::string::npos) << l.reasons[0];
 }
 
+// The model's own GELU form is what its exporter builds (judged by the defaults); the gelu
+// records are about changing it (legality.cc is_own_gelu).
+Legality check_model(const std::string& model, std::vector<std::string> sets) {
+  static const RuleSet rules = load_rules(kConfigs + "/rules/qnn-htp.yaml");
+  const model::ModelSpec m = model::load_model(model);
+  model::LayerGraph g = model::build_layer_graph(m.layer(model::LayerType::kSliding, 4096), model::parse_variant("ring", sets));
+  return check_legality(rules, g, lower(g));
+}
+
+TEST(Legality, TheModelsOwnGeluFormIsJudgedByTheDefaults) {
+  const std::string gemma = kConfigs + "/models/gemma-3-1b.yaml";
+  // Gemma 3's own tanh GELU at w4a16: as known as the ring's other ops (the tanh-gelu rule's
+  // w4a16 "never built" is about Spark's erf rewritten to tanh).
+  const Legality own = check_model(gemma, {"gelu=tanh", "precision=w4a16"});
+  EXPECT_EQ(own.compiles, check("ring", {"precision=w4a16"}).compiles);
+  EXPECT_FALSE(mentions(own, "tanh-gelu"));
+  EXPECT_FALSE(mentions(own, "gelu-change"));
+  // Gemma changed to erf: no record of that change anywhere, at any precision.
+  for (const char* p : {"precision=fp16", "precision=w4a16"}) {
+    const Legality erf = check_model(gemma, {"gelu=erf", p});
+    EXPECT_EQ(erf.compiles, Compiles::kUnknown) << p;
+    EXPECT_TRUE(mentions(erf, "gelu-change: mlp/act (Gelu erf, the model's own GELU is gelu_tanh)")) << p;
+  }
+  // Spark changed to tanh: still its recorded rule (fp16 ok, w4a16 never built).
+  EXPECT_EQ(check("ring", {"gelu=tanh", "precision=fp16"}).compiles, Compiles::kYes);
+  const Legality spark = check("ring", {"gelu=tanh", "precision=w4a16"});
+  EXPECT_EQ(spark.compiles, Compiles::kUnknown);
+  EXPECT_TRUE(mentions(spark, "tanh-gelu"));
+  EXPECT_FALSE(mentions(spark, "gelu-change"));
+}
+
 TEST(Legality, CombiningRecords) {
   Record ok{Compiles::kYes, 0, "a", "x"}, fail{Compiles::kNo, 14, "b", "y"};
   EXPECT_EQ(combine({}), Compiles::kUnknown);

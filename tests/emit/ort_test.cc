@@ -91,10 +91,11 @@ struct Case {
   LayerType type;
   std::string layout;
   std::vector<std::string> sets;
+  model::Family family = model::Family::kSpark;
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
-  *os << model::to_string(c.type) << " " << c.layout;
+  *os << model::to_string(c.family) << " " << model::to_string(c.type) << " " << c.layout;
   for (const auto& x : c.sets) *os << " " << x;
 }
 
@@ -103,7 +104,7 @@ class OrtMatchesExecutor : public ::testing::TestWithParam<Case> {};
 TEST_P(OrtMatchesExecutor, OverAHistoryWhereTheRingWraps) {
   SKIP_WITHOUT_ORT();
   const Case& c = GetParam();
-  const auto L = testing::small_layer(c.type);
+  const auto L = testing::small_family_layer(c.family, c.type);
   auto g = model::build_layer_graph(L, model::parse_variant(c.layout, c.sets));
   // Sliding: 2N+3 steps, so ring slots are overwritten twice; full: N+1 steps fill the cache.
   const int steps = c.type == LayerType::kSliding ? 2 * L.cache_entries + 3 : L.cache_entries + 1;
@@ -125,12 +126,31 @@ std::vector<Case> cases() {
     out.push_back({t, "score-join", {"softmax=explicit", "new_score=mul_reducesum", "new_value=broadcast_mul"}});
     out.push_back({t, "ring", {"gelu=tanh", "precision=w4a16"}});
   }
+  // Each other family's layer: every attention form, and a quantized ring, in its own activation
+  // (the gelu axis only for GELU models).
+  using model::Family;
+  for (Family f : {Family::kLlama, Family::kQwen2, Family::kQwen3, Family::kMistral, Family::kGemma2, Family::kGemma3,
+                   Family::kCohere2})
+    for (auto t : {LayerType::kSliding, LayerType::kFull}) {
+      const bool tanh = testing::small_family_layer(f, t).activation == model::Activation::kGeluTanh;
+      auto own = [&](std::vector<std::string> sets) {
+        if (tanh) sets.push_back("gelu=tanh");
+        return sets;
+      };
+      out.push_back({t, "roll", own({}), f});
+      out.push_back({t, "ring", own({}), f});
+      out.push_back({t, "score-join", own({}), f});
+      out.push_back({t, "score-join", own({"softmax=explicit", "new_score=mul_reducesum", "new_value=broadcast_mul"}), f});
+      out.push_back({t, "ring", own({"precision=w8a16"}), f});
+      out.push_back({t, "ring", own({"precision=w4a16"}), f});
+    }
   return out;
 }
 
 INSTANTIATE_TEST_SUITE_P(SmallModel, OrtMatchesExecutor, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<Case>& i) {
                            std::string s = std::string(model::to_string(i.param.type)) + "_" + i.param.layout;
+                           if (i.param.family != model::Family::kSpark) s = model::to_string(i.param.family) + ("_" + s);
                            for (const auto& x : i.param.sets) s += "_" + x;
                            for (auto& ch : s)
                              if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';

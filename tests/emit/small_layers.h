@@ -35,6 +35,38 @@ inline model::LayerSpec small_layer(model::LayerType t) {
   return L;
 }
 
+// The same sizes in another family's layer structure (model_spec.h family_structure) with its
+// activation and a meaningful setting of each of its options: Qwen2's biases, Gemma's
+// query scale and a softcap of 2 (bends these small scores), Gemma 3's linear and Llama's llama3
+// rotary scaling, Cohere's RoPE-less full layers.
+inline model::LayerSpec small_family_layer(model::Family f, model::LayerType t) {
+  model::LayerSpec L = small_layer(t);
+  L.structure = model::family_structure(f);
+  L.head_gate = f == model::Family::kSpark;
+  L.rope.rotary_dims = 16;
+  switch (f) {
+    case model::Family::kSpark: return small_layer(t);
+    case model::Family::kLlama: L.rope = {5e5, 16, model::RopeScaling::kLlama3, 32.0, 1.0, 4.0, 64}; [[fallthrough]];
+    case model::Family::kQwen2:
+    case model::Family::kQwen3:
+    case model::Family::kMistral: L.activation = model::Activation::kSilu; break;
+    case model::Family::kGemma2:
+      L.structure.attn_softcap = 2.0;
+      [[fallthrough]];
+    case model::Family::kGemma3:
+      L.activation = model::Activation::kGeluTanh;
+      L.structure.query_scale = 0.3;
+      if (f == model::Family::kGemma3 && t == model::LayerType::kFull)
+        L.rope = {1e6, 16, model::RopeScaling::kLinear, 8.0};
+      break;
+    case model::Family::kCohere2:
+      L.activation = model::Activation::kSilu;
+      if (t == model::LayerType::kFull) L.rope = {0, 0};
+      break;
+  }
+  return L;
+}
+
 // Every meaningful variant at every precision (the design-space table's enumerator).
 inline std::vector<model::Variant> all_variants() {
   std::vector<model::Variant> out;

@@ -103,7 +103,8 @@ TEST(HfImport, LlamaAllFull) {
   EXPECT_FALSE(m.sliding_window.has_value());
   EXPECT_EQ(m.head_dim, 64);
   EXPECT_EQ(m.heads / m.kv_heads, 32 / 8);
-  EXPECT_EQ(m.rope_full, (RopeSpec{5e5, 64}));
+  // rope_scaling: llama3, factor 32, low/high 1/4, original context 8192.
+  EXPECT_EQ(m.rope_full, (RopeSpec{5e5, 64, RopeScaling::kLlama3, 32.0, 1.0, 4.0, 8192}));
   EXPECT_THROW(m.layer(LayerType::kSliding, 4096), Error);
 }
 

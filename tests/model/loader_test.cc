@@ -154,9 +154,11 @@ TEST(LoaderErrors, UnknownKey) {
   // first key: a missing key has no position of its own).
   EXPECT_EQ(load_error("unknown-key.yaml"),
             kBad + "unknown-key.yaml:2:1: sliding_window: required when a layer slides, got none\n" + kBad +
-                "unknown-key.yaml:12:1: sliding_windw: unknown key (allowed: head_dim, head_gate, hidden_act, "
+                "unknown-key.yaml:12:1: sliding_windw: unknown key (allowed: attn_logit_softcapping, family, "
+                "final_logit_softcapping, head_dim, head_gate, hidden_act, "
                 "hidden_size, intermediate_size, layers, name, num_attention_heads, num_key_value_heads, "
-                "rms_norm_eps, rope, sliding_window, vocab_size)");
+                "query_pre_attn_scalar, "
+                "rms_norm_eps, rope, sliding_window, tie_word_embeddings, vocab_size)");
 }
 
 TEST(LoaderErrors, WrongType) {
