@@ -1,10 +1,12 @@
 #include "costmodel/measurements.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <set>
 
 #include "costmodel/lowering.h"
+#include "model/measurement_file.h"
 #include "model/builder.h"
 #include "model/model_loader.h"
 #include "support/error.h"
@@ -35,115 +37,51 @@ std::string graph_key(const MeasurementRecord& r) {
 
 namespace {
 
-struct Defaults {
-  double timing_rel_sd = 0.02;
-  double share_sd = 0.005;
-};
+using model::CompileEntry;
+using model::DocumentRules;
+using model::MeasurementDocument;
+using model::RecordVariant;
+using model::ShareEntry;
+using model::TimingEntry;
 
-// Reads one record (a layer timing or a share) from map node `n`.
-void read_record(const std::string& file, const YAML::Node& n, const std::string& path, MeasurementRecord::Kind kind,
-                 const std::string& model_name, const Defaults& def, ErrorList& errors,
-                 std::vector<MeasurementRecord>& out) {
-  MapReader m(file, n, path, errors);
-  if (!m.ok()) return;
-  const size_t before = errors.messages().size();
-  MeasurementRecord r;
-  r.kind = kind;
-  r.model = model_name;
-  r.source = where(file, n);
-  r.id = m.string("id", true).value_or("");
-  if (auto s = m.string("layer", true)) {
-    try {
-      r.layer = model::parse_layer_type(*s, "layer");
-    } catch (const Error& e) {
-      m.error("layer", e.what());
-    }
-  }
-  r.context = static_cast<int>(m.integer("context", true, 1, 1 << 24).value_or(4096));
-  r.cache_entries = static_cast<int>(m.integer("cache_entries", false, 1, 1 << 24).value_or(0));
-  YAML::Node v = m.child("variant", true);
-  if (v.IsDefined() && !v.IsNull()) {
-    if (!v.IsMap()) {
-      m.error("variant", "must be a mapping of axis: value");
-    } else {
-      for (auto it = v.begin(); it != v.end(); ++it) {
-        const std::string axis = it->first.Scalar();
-        try {
-          r.variant.set(axis, it->second.Scalar());
-        } catch (const Error& e) {
-          errors.add(where(file, it->first) + ": " + m.key_path("variant." + axis) + ": " + e.what());
-        }
-      }
-      try {
-        r.variant.validate();
-      } catch (const Error& e) {
-        m.error("variant", e.what());
-      }
-    }
-  }
-  if (kind == MeasurementRecord::Kind::kLayerTime) {
-    // A latency must be positive: a zero or negative time is a transcription error.
-    r.ms = m.number("ms", true, 1e-9).value_or(0);
-    r.sd = def.timing_rel_sd;
-  } else {
-    YAML::Node ops = m.child("ops", true);
-    if (ops.IsDefined() && !ops.IsNull()) {
-      if (!ops.IsSequence() || ops.size() == 0) m.error("ops", "must be a non-empty list of op name globs");
-      else
-        for (const auto& o : ops) r.ops.push_back(o.Scalar());
-    }
-    const bool point = m.has("share");
-    const bool band = m.has("share_min") || m.has("share_max");
-    if (point == band) {
-      m.error("", "give either share, or share_min and share_max");
-      m.allow("share");
-      m.allow("share_min");
-      m.allow("share_max");
-    } else if (point) {
-      r.share = m.number("share", true, 0.0, 1.0).value_or(0);
-      r.sd = def.share_sd;
-    } else {
-      auto lo = m.number("share_min", true, 0.0, 1.0);
-      auto hi = m.number("share_max", true, 0.0, 1.0);
-      if (lo && hi) {
-        if (*lo > *hi) m.error("share_min", "must not exceed share_max");
-        // A band is read as +-2 standard deviations around its midpoint.
-        r.share = 0.5 * (*lo + *hi);
-        r.sd = std::max(0.25 * (*hi - *lo), 1e-4);
-      }
-    }
-  }
-  m.finish();
-  if (errors.messages().size() == before) out.push_back(r);
-}
-
+// The calibration's records from the one reader of the format (model/measurement_file.h).
 std::vector<MeasurementRecord> parse(const YAML::Node& root, const std::string& file) {
   ErrorList errors;
-  MapReader top(file, root, "", errors);
-  top.integer("version", true, 1, 1);
-  std::string model_name = top.string("model", true).value_or("");
-  top.string("device", false);
-  Defaults def;
-  YAML::Node noise = top.child("noise", false);
-  if (noise.IsDefined() && !noise.IsNull()) {
-    MapReader nm(file, noise, "noise", errors);
-    def.timing_rel_sd = nm.number("timing_rel_sd", false, 1e-6, 1.0).value_or(def.timing_rel_sd);
-    def.share_sd = nm.number("share_sd", false, 1e-6, 1.0).value_or(def.share_sd);
-    nm.finish();
-  }
+  const MeasurementDocument doc = read_measurement_document(root, file, DocumentRules{.calibration = true}, errors);
+  // Compile outcomes are legality, not cost: they live in the device's rules file.
+  for (const CompileEntry& c : doc.compiles)
+    errors.add(c.where + ": compile: converter outcomes belong in the rules file (configs/rules/), not in the "
+                         "calibration measurements");
+  const double timing_rel_sd = doc.timing_rel_sd.value_or(0.02), share_sd = doc.share_sd.value_or(0.005);
   std::vector<MeasurementRecord> out;
-  for (auto [key, kind] : {std::pair{"layer_latency", MeasurementRecord::Kind::kLayerTime},
-                           std::pair{"op_share", MeasurementRecord::Kind::kOpShare}}) {
-    YAML::Node list = top.child(key, kind == MeasurementRecord::Kind::kLayerTime);
-    if (!list.IsDefined() || list.IsNull()) continue;
-    if (!list.IsSequence()) {
-      top.error(key, "must be a list of records");
-      continue;
-    }
-    for (size_t i = 0; i < list.size(); ++i)
-      read_record(file, list[i], std::string(key) + "[" + std::to_string(i) + "]", kind, model_name, def, errors, out);
+  auto common = [&](MeasurementRecord& r, const std::string& where, const std::string& id, const std::string& layer,
+                    std::optional<int> context, const RecordVariant& v) {
+    r.source = where;
+    r.id = id;
+    r.model = doc.model;
+    r.layer = model::parse_layer_type(layer, "layer");  // the reader admitted sliding or full only
+    r.context = context.value_or(4096);
+    r.variant = v.variant;
+  };
+  for (const TimingEntry& t : doc.timings) {
+    MeasurementRecord r;
+    r.kind = MeasurementRecord::Kind::kLayerTime;
+    common(r, t.where, t.id, t.layer, t.context, t.variant);
+    r.cache_entries = t.cache_entries.value_or(0);
+    r.ms = t.ms;
+    r.sd = timing_rel_sd;
+    out.push_back(std::move(r));
   }
-  top.finish();
+  for (const ShareEntry& s : doc.shares) {
+    MeasurementRecord r;
+    r.kind = MeasurementRecord::Kind::kOpShare;
+    common(r, s.where, s.id, s.layer, s.context, s.variant);
+    r.ops = s.ops;
+    // A band is read as +-2 standard deviations around its midpoint.
+    r.share = 0.5 * (s.share_min + s.share_max);
+    r.sd = s.band ? std::max(0.25 * (s.share_max - s.share_min), 1e-4) : share_sd;
+    out.push_back(std::move(r));
+  }
   errors.throw_if_any();
   check_against_graphs(out);
   return out;

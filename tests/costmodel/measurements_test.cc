@@ -79,6 +79,39 @@ TEST(Measurements, UnknownKeyIsAnError) {
   }
 }
 
+// The calibration reads the format through the one reader (model/measurement_file.h) and adds
+// its own requirements: the shared data's looser records, which ingest stores, are refused here.
+TEST(Measurements, CalibrationRefusesWhatOnlyIngestAdmits) {
+  const std::string head = "version: 1\nmodel: spark-x2.5-1.7b\n";
+  const std::string timing =
+      "layer_latency:\n  - {id: a, layer: full, context: 1024, variant: {precision: fp16}, ms: 1.5}\n";
+  auto error_in = [&](const std::string& text) {
+    return testing::error_message([&] { load_measurements_text(text, "x.yaml"); });
+  };
+  EXPECT_NE(error_in(head + "layer_latency:\n  - {layer: full, context: 1024, precision: fp16, ms: 1.5}\n")
+                .find("layer_latency[0].id: required key is missing"),
+            std::string::npos);
+  EXPECT_NE(error_in(head + "layer_latency:\n  - {id: a, layer: full, context: unstated, precision: fp16, ms: 1}\n")
+                .find("layer_latency[0].context"),
+            std::string::npos);
+  EXPECT_NE(error_in(head + timing + "op_share:\n  - {id: s, layer: any, context: 1024, precision: fp16, ops: [mlp/act], share: 0.1}\n")
+                .find("op_share[0].layer: must be sliding or full, got \"any\""),
+            std::string::npos);
+  EXPECT_NE(error_in(head + timing + "op_share:\n  - {id: s, layer: full, context: 1024, precision: fp16, op: gelu, share: 0.1}\n")
+                .find("op_share[0].ops: required key is missing"),
+            std::string::npos);
+  EXPECT_NE(error_in(head + timing + "compile:\n  - {precision: w4a16, form: f, result: fail}\n")
+                .find("converter outcomes belong in the rules file"),
+            std::string::npos);
+  // Flat axes (the shared data's shape) read as the nested variant does.
+  auto flat = load_measurements_text(head + "layer_latency:\n  - {id: a, layer: full, context: 1024, returns: new_entry, join: scores, precision: fp16, ms: 1.5}\n", "x.yaml");
+  auto nested = load_measurements_text(head + "layer_latency:\n  - {id: a, layer: full, context: 1024, variant: {returns: new_entry, join: scores, precision: fp16}, ms: 1.5}\n", "x.yaml");
+  ASSERT_EQ(flat.size(), 1u);
+  ASSERT_EQ(nested.size(), 1u);
+  EXPECT_EQ(flat[0].variant.key(), nested[0].variant.key());
+  EXPECT_EQ(flat[0].variant.key(), "returns=new_entry,join=scores,precision=fp16");
+}
+
 TEST(DeviceSpec, ShippedLoadsAndRejectsTwoCoefficientsForOneCell) {
   DeviceSpec d = load_device(kConfigs + "/devices/galaxy-s25.yaml");
   EXPECT_DOUBLE_EQ(d.dram_gbps, 84.8);

@@ -1,0 +1,244 @@
+#include "model/measurement_file.h"
+
+#include "model/design_space.h"
+#include "support/yaml_reader.h"
+
+namespace layoutx::model {
+
+namespace {
+
+// Reads the axes of the design-space table named in map `m` (flat in a record, or its nested
+// `variant:` map) into `out`; precision is read by the caller.
+void read_axes(MapReader& m, RecordVariant& out, ErrorList& errors) {
+  for (const auto& axis : design_space().axes()) {
+    if (!axis.layout_choice) continue;
+    auto s = m.string(axis.name, false);
+    if (!s) continue;
+    try {
+      out.variant.set(axis.name, *s);
+      out.selector += (out.selector.empty() ? "" : ",") + axis.name + "=" + *s;
+    } catch (const Error& e) {
+      errors.add(m.at(axis.name) + e.what());
+      out.valid = false;
+    }
+  }
+  if (auto p = m.string("precision", false)) {
+    try {
+      out.variant.set(parse_precision(*p));
+      out.has_precision = true;
+    } catch (const Error& e) {
+      m.error("precision", e.what());
+      out.valid = false;
+    }
+  }
+}
+
+// The variant a record names: flat axes, a nested `variant:` map, or both.
+RecordVariant read_variant(MapReader& r, ErrorList& errors) {
+  RecordVariant out;
+  read_axes(r, out, errors);
+  YAML::Node nested = r.child("variant", false);
+  if (nested.IsDefined() && !nested.IsNull()) {
+    MapReader m(r.file(), nested, r.key_path("variant"), errors);
+    if (m.ok()) {
+      read_axes(m, out, errors);
+      m.finish();
+    } else {
+      r.error("variant", "must be a mapping of axis: value");
+      out.valid = false;
+    }
+  }
+  if (out.has_precision)
+    out.selector += std::string(out.selector.empty() ? "" : ",") + "precision=" +
+                    to_string(out.variant.precision());
+  if (out.valid) try {
+      out.variant.validate();
+    } catch (const Error& e) {
+      r.error("variant", e.what());
+      out.valid = false;
+    }
+  return out;
+}
+
+// A context that may be written "unstated" (the ingest rules only).
+std::optional<int> read_context(MapReader& r, bool required, bool allow_unstated) {
+  if (allow_unstated && r.has("context")) {
+    YAML::Node n = r.node()["context"];
+    if (n.IsScalar() && n.Scalar() == "unstated") {
+      r.allow("context");
+      return std::nullopt;
+    }
+  }
+  auto v = r.integer("context", required, 1, 1 << 24);
+  if (!v) return std::nullopt;
+  return static_cast<int>(*v);
+}
+
+std::string read_layer(MapReader& r, bool allow_any) {
+  std::string layer = r.string("layer", true).value_or("");
+  if (layer.empty() || layer == "sliding" || layer == "full" || (allow_any && layer == "any")) return layer;
+  r.error("layer", "must be sliding" + std::string(allow_any ? ", full or any" : " or full") + ", got \"" + layer +
+                       "\"");
+  return "";
+}
+
+void read_header(MapReader& top, const DocumentRules& rules, MeasurementDocument& doc, ErrorList& errors,
+                 double& to_ms) {
+  if (auto v = top.integer("version", rules.calibration, 1, 1)) doc.version = static_cast<int>(*v);
+  doc.model = top.string("model", true).value_or("");
+  YAML::Node dev = top.child("device", false);
+  if (dev.IsDefined() && dev.IsScalar()) {
+    doc.device_id = dev.Scalar();
+  } else if (dev.IsDefined() && !dev.IsNull()) {
+    MapReader d(doc.file, dev, "device", errors);
+    if (d.ok()) {
+      std::string desc = d.string("name", true).value_or("");
+      for (const char* k : {"soc", "accelerator", "runtime"})
+        if (auto s = d.string(k, false)) desc += "; " + std::string(k) + ": " + *s;
+      if (auto bw = d.number("dram_bandwidth_gbps", false, 0.0)) desc += "; dram " + std::to_string(*bw) + " GB/s";
+      doc.device_description = desc;
+      doc.runtime = d.string("runtime", false).value_or("");
+      d.finish();
+    }
+  }
+  const std::string unit = top.string("unit", false).value_or("ms_per_layer");
+  to_ms = 1.0;
+  if (unit == "us_per_layer") to_ms = 1e-3;
+  else if (unit != "ms_per_layer")
+    errors.add(top.at("unit") + "unknown unit \"" + unit + "\" (expected ms_per_layer or us_per_layer)");
+  doc.notes = top.string("notes", false).value_or("");
+  YAML::Node noise = top.child("noise", false);
+  if (noise.IsDefined() && !noise.IsNull()) {
+    MapReader nm(doc.file, noise, "noise", errors);
+    doc.timing_rel_sd = nm.number("timing_rel_sd", false, 1e-6, 1.0);
+    doc.share_sd = nm.number("share_sd", false, 1e-6, 1.0);
+    nm.finish();
+  }
+}
+
+// Calls read(node, path) for every element of the list `key`.
+template <class Read>
+void each_record(MapReader& top, const char* key, bool required, Read read) {
+  YAML::Node list = top.child(key, required);
+  if (!list.IsDefined() || list.IsNull()) return;
+  if (!list.IsSequence()) {
+    top.error(key, "must be a list of records");
+    return;
+  }
+  for (size_t i = 0; i < list.size(); ++i) read(list[i], std::string(key) + "[" + std::to_string(i) + "]");
+}
+
+}  // namespace
+
+MeasurementDocument read_measurement_document(const YAML::Node& root, const std::string& file,
+                                              const DocumentRules& rules, ErrorList& errors) {
+  MeasurementDocument doc;
+  doc.file = file;
+  MapReader top(file, root, "", errors);
+  if (!top.ok()) {
+    errors.add(where(file, root) + ": the document must be a mapping");
+    return doc;
+  }
+  double to_ms = 1.0;
+  read_header(top, rules, doc, errors, to_ms);
+  const bool strict = rules.calibration;
+
+  each_record(top, "layer_latency", strict, [&](const YAML::Node& n, const std::string& path) {
+    MapReader r(file, n, path, errors);
+    if (!r.ok()) return;
+    const size_t before = errors.messages().size();
+    TimingEntry t;
+    t.where = where(file, n);
+    t.line = static_cast<int>(n.Mark().line + 1);
+    t.id = r.string("id", strict).value_or("");
+    t.layer = read_layer(r, false);
+    t.context = read_context(r, strict, !strict);
+    if (auto ce = r.integer("cache_entries", false, 1, 1 << 24)) t.cache_entries = static_cast<int>(*ce);
+    if (!t.context && !t.cache_entries && !strict) r.error("", "needs context or cache_entries");
+    t.variant = read_variant(r, errors);
+    if (!t.variant.has_precision) r.error("", "needs precision (in the record or its variant)");
+    // A latency must be positive: a zero or negative time is a transcription error.
+    const bool has_ms = r.has("ms"), has_us = r.has("us");
+    if (has_ms == has_us) r.error("", "needs exactly one of ms or us");
+    if (has_ms) t.ms = r.number("ms", true, 1e-9).value_or(0) * to_ms;
+    if (has_us) t.ms = r.number("us", true, 1e-6).value_or(0) / 1000.0;
+    t.samples = static_cast<int>(r.integer("samples", false, 1, 1 << 30).value_or(1));
+    r.finish();
+    if (errors.messages().size() == before) doc.timings.push_back(std::move(t));
+  });
+
+  each_record(top, "op_share", false, [&](const YAML::Node& n, const std::string& path) {
+    MapReader r(file, n, path, errors);
+    if (!r.ok()) return;
+    const size_t before = errors.messages().size();
+    ShareEntry s;
+    s.where = where(file, n);
+    s.id = r.string("id", strict).value_or("");
+    s.layer = read_layer(r, !strict);
+    s.context = read_context(r, strict, !strict);
+    s.variant = read_variant(r, errors);
+    if (r.has("ops") || strict) {
+      YAML::Node ops = r.child("ops", true);
+      if (ops.IsDefined() && !ops.IsNull()) {
+        if (!ops.IsSequence() || ops.size() == 0) r.error("ops", "must be a non-empty list of op name globs");
+        else
+          for (const auto& o : ops) s.ops.push_back(o.Scalar());
+      }
+    } else {
+      s.op = r.string("op", true).value_or("");
+    }
+    const bool point = r.has("share");
+    s.band = r.has("share_min") || r.has("share_max");
+    if (point == s.band) {
+      r.error("", "give either share, or share_min and share_max");
+      for (const char* k : {"share", "share_min", "share_max"}) r.allow(k);
+    } else if (point) {
+      s.share_min = s.share_max = r.number("share", true, 0.0, 1.0).value_or(0);
+    } else {
+      auto lo = r.number("share_min", true, 0.0, 1.0);
+      auto hi = r.number("share_max", true, 0.0, 1.0);
+      if (lo && hi && *lo > *hi) r.error("share_min", "must not exceed share_max");
+      s.share_min = lo.value_or(0);
+      s.share_max = hi.value_or(0);
+    }
+    r.finish();
+    if (errors.messages().size() == before) doc.shares.push_back(std::move(s));
+  });
+
+  each_record(top, "compile", false, [&](const YAML::Node& n, const std::string& path) {
+    MapReader r(file, n, path, errors);
+    if (!r.ok()) return;
+    const size_t before = errors.messages().size();
+    CompileEntry c;
+    c.where = where(file, n);
+    if (auto p = r.string("precision", true)) {
+      try {
+        c.precision = to_string(parse_precision(*p));
+      } catch (const Error& e) {
+        r.error("precision", e.what());
+      }
+    }
+    c.form = r.string("form", false).value_or("");
+    if (auto key = r.string("variant", false)) {
+      try {
+        c.variant_key = parse_variant(*key).key();
+      } catch (const Error& e) {
+        r.error("variant", e.what());
+      }
+    }
+    const std::string result = r.string("result", true).value_or("ok");
+    if (result != "ok" && result != "fail") r.error("result", "must be ok or fail, got \"" + result + "\"");
+    c.ok = result == "ok";
+    if (auto code = r.integer("exit_code", false, -255, 255)) c.exit_code = static_cast<int>(*code);
+    c.message = r.string("message", false).value_or("");
+    r.finish();
+    if (errors.messages().size() == before) doc.compiles.push_back(std::move(c));
+  });
+
+  // Parity results are the parity verb's: allowed, not read.
+  top.allow("parity");
+  top.finish();
+  return doc;
+}
+
+}  // namespace layoutx::model
