@@ -346,6 +346,18 @@ std::vector<BeliefComponent> HypothesisPredictor::belief_components() const {
   return out;
 }
 
+std::vector<std::pair<std::string, std::vector<double>>> HypothesisPredictor::class_rows(
+    const model::LayerGraph& graph) const {
+  std::vector<std::pair<std::string, std::vector<double>>> out;
+  for (size_t h = 0; h < members_.size(); ++h)
+    for (auto& [name, r] : members_[h]->class_rows(graph)) {
+      auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == name; });
+      if (it == out.end()) it = out.insert(out.end(), {name, std::vector<double>(offset_.back(), 0.0)});
+      std::copy(r.begin(), r.end(), it->second.begin() + static_cast<std::ptrdiff_t>(offset_[h]));
+    }
+  return out;
+}
+
 double HypothesisPredictor::difference_half_width_ms(const Prediction& a, const Prediction& b) const {
   if (a.design_row.size() != offset_.back() || b.design_row.size() != offset_.back())
     return Predictor::difference_half_width_ms(a, b);

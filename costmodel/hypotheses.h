@@ -105,6 +105,9 @@ class HypothesisPredictor : public Predictor {
   // (mean theta_h, covariance cov_h, its model error), with weight w_h. What `next` values a
   // measurement under: a timing also moves the weights, so the spread between hypotheses counts.
   std::vector<BeliefComponent> belief_components() const override;
+  // Each member's class rows in its slice of the concatenated row (a class one member lacks,
+  // e.g. a folded softmax's, is zero in that member's slice).
+  std::vector<std::pair<std::string, std::vector<double>>> class_rows(const model::LayerGraph& graph) const override;
   // Latency from a cached (concatenated) design row: the weighted sum of the members' dot products.
   double latency_from_row(const std::vector<double>& row) const;
   const std::vector<std::string>& names() const { return names_; }

@@ -56,6 +56,26 @@ Prediction OpLevelPredictor::price(const LayerFeatures& lf) const {
   return p;
 }
 
+std::vector<std::pair<std::string, std::vector<double>>> OpLevelPredictor::class_rows(
+    const model::LayerGraph& graph) const {
+  const LayerFeatures lf = featurize_layer(graph, device_);
+  const auto n = calibration_.theta.size();
+  std::vector<std::pair<std::string, Eigen::VectorXd>> rows;  // in first-seen order
+  auto row_of = [&](const std::string& name) -> Eigen::VectorXd& {
+    for (auto& [k, r] : rows)
+      if (k == name) return r;
+    rows.emplace_back(name, Eigen::VectorXd::Zero(n));
+    return rows.back().second;
+  };
+  for (size_t i = 0; i < lf.ops.size(); ++i) add_design_row(device_, lf.op_features[i], row_of(to_string(lf.ops[i].op_class)));
+  Eigen::VectorXd g = Eigen::VectorXd::Zero(n);
+  add_graph_design_row(device_, lf, g);
+  if (g.cwiseAbs().sum() > 0) row_of("graph") = g;
+  std::vector<std::pair<std::string, std::vector<double>>> out;
+  for (auto& [k, r] : rows) out.emplace_back(k, std::vector<double>(r.data(), r.data() + r.size()));
+  return out;
+}
+
 double OpLevelPredictor::floor_ms(const model::LayerGraph& graph) const {
   // Roofline floor: the bytes that must cross DRAM each token (every weight once, the
   // boundary inputs read, the boundary outputs written) at peak bandwidth.

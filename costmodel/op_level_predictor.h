@@ -37,6 +37,7 @@ class OpLevelPredictor : public Predictor {
   double difference_half_width_ms(const Prediction& a, const Prediction& b) const override;
   // The calibration's coefficients, their posterior covariance and its model error.
   std::optional<CoefficientBelief> belief() const override;
+  std::vector<std::pair<std::string, std::vector<double>>> class_rows(const model::LayerGraph& graph) const override;
   // Latency (ms) of a layer from its cached design row: no graph, no lowering (the explorer's
   // fast path; a dot product with the coefficients).
   double latency_from_row(const std::vector<double>& row) const;

@@ -3,6 +3,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/graph.h"
@@ -80,6 +81,13 @@ class Predictor {
   virtual std::optional<CoefficientBelief> belief() const { return std::nullopt; }
   // The belief as a mixture (weights sum to 1). Default: belief() as the one component.
   virtual std::vector<BeliefComponent> belief_components() const;
+  // The design row of a graph split by op class (costmodel/op_class.h names, and "graph" for the
+  // graph-level terms): each entry's row covers only that class's ops, so the rows sum to
+  // Prediction::design_row, and row . theta / 1e3 is the class's ms: what an op-level profile
+  // of the graph observes. Empty when the model is not linear in its coefficients.
+  virtual std::vector<std::pair<std::string, std::vector<double>>> class_rows(const model::LayerGraph&) const {
+    return {};
+  }
 };
 
 }  // namespace layoutx::costmodel

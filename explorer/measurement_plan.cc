@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "costmodel/hypotheses.h"
 #include "explorer/design_space.h"
+#include "model/builder.h"
 #include "support/error.h"
 
 namespace layoutx::explorer {
@@ -15,7 +17,12 @@ std::string graph_key(const model::LayerSpec& layer, const model::Variant& v) {
 }
 
 const char* to_string(PlannedMeasurement::Kind k) {
-  return k == PlannedMeasurement::Kind::kTiming ? "timing" : "compile-only";
+  switch (k) {
+    case PlannedMeasurement::Kind::kTiming: return "timing";
+    case PlannedMeasurement::Kind::kCompileOnly: return "compile-only";
+    case PlannedMeasurement::Kind::kOpProfile: return "op-profile";
+  }
+  return "?";
 }
 
 namespace {
@@ -80,6 +87,99 @@ std::string layer_label(const Decision& d) {
   return std::string(model::to_string(d.layer.type)) + " @ ctx " + std::to_string(d.ctx);
 }
 
+// The knowledge gradient of observing y = x . theta / 1e3 (ms) with a scatter of scatter_ms(h, mu_h)
+// under component h: fills m's value, P(change), predictive sd and what it would change.
+// Under component h, y is N(mu_h, s_h^2) and arm i's latency moves with it along slope
+// c_ih / s_h^2; after seeing y, the weights become p(h | y) and arm i's posterior mean is
+// sum_h p(h | y) (a_ih + c_ih (y - mu_h) / s_h^2). The value is E_y[the decision's improvement],
+// y drawn from the mixture: an observation that tells hypotheses apart is worth what that changes.
+template <class Scatter>
+void value_observation(const std::vector<double>& x, Scatter scatter_ms, const std::vector<Component>& comps,
+                       const std::vector<Decision>& decisions, const std::vector<std::vector<Arm>>& arms,
+                       const std::vector<std::vector<std::vector<double>>>& arm_ms, const std::vector<size_t>& now,
+                       PlannedMeasurement& m) {
+  const size_t H = comps.size();
+  const NormalGrid& g = grid(H);
+  std::vector<double> mu(H), s(H), log_ws(H);
+  std::vector<std::vector<double>> sx(H);
+  for (size_t h = 0; h < H; ++h) {
+    const Component& c = comps[h];
+    mu[h] = c.latency_ms(x);
+    sx[h] = c.times(x);
+    const double var_y = std::max(c.dot(x, sx[h]) / 1e6, 0.0) + c.rel2 * mu[h] * mu[h] +
+                         std::pow(scatter_ms(h, mu[h]), 2);
+    s[h] = std::sqrt(std::max(var_y, 1e-18));
+    log_ws[h] = std::log(std::max(c.weight, 1e-300)) - std::log(s[h]);
+  }
+
+  {
+    std::vector<double> w(H), sd(H);
+    for (size_t h = 0; h < H; ++h) w[h] = comps[h].weight, sd[h] = s[h];
+    m.predictive_sd_ms = costmodel::mix(w, mu, sd).sd;
+  }
+  // Per decision: each arm's (a_ih, c_ih / s_h^2).
+  std::vector<std::vector<std::vector<std::pair<double, double>>>> lines(decisions.size());
+  for (size_t d = 0; d < decisions.size(); ++d) {
+    if (arms[d].size() < 2) continue;
+    for (size_t i = 0; i < arms[d].size(); ++i) {
+      std::vector<std::pair<double, double>> per(H);
+      for (size_t h = 0; h < H; ++h) {
+        const double a = arm_ms[d][i][h];
+        const double cov = comps[h].dot(*arms[d][i].row, sx[h]) / 1e6 + comps[h].rel2 * a * mu[h];
+        per[h] = {a, cov / (s[h] * s[h])};
+      }
+      lines[d].push_back(std::move(per));
+    }
+  }
+  std::vector<double> e_min(decisions.size(), 0.0);
+  std::vector<std::map<size_t, double>> wins(decisions.size());
+  std::vector<double> post(H);
+  for (size_t h = 0; h < H; ++h)
+    for (size_t t = 0; t < g.z.size(); ++t) {
+      const double y = mu[h] + s[h] * g.z[t], W = comps[h].weight * g.w[t];
+      double top = -1e300;
+      for (size_t q = 0; q < H; ++q) {
+        const double r = (y - mu[q]) / s[q];
+        post[q] = log_ws[q] - 0.5 * r * r;
+        top = std::max(top, post[q]);
+      }
+      double sum = 0;
+      for (double& v : post) sum += (v = std::exp(v - top));
+      for (double& v : post) v /= sum;
+      bool changed = false;
+      for (size_t d = 0; d < decisions.size(); ++d) {
+        if (lines[d].empty()) continue;
+        size_t arg = 0;
+        double lo = 1e300;
+        for (size_t i = 0; i < lines[d].size(); ++i) {
+          double v = 0;
+          for (size_t q = 0; q < H; ++q) v += post[q] * (lines[d][i][q].first + lines[d][i][q].second * (y - mu[q]));
+          if (v < lo) lo = v, arg = i;
+        }
+        e_min[d] += W * lo;
+        if (arg != now[d]) wins[d][arg] += W, changed = true;
+      }
+      if (changed) m.p_choice_changes += W;
+    }
+  double best_contribution = -1;
+  for (size_t d = 0; d < decisions.size(); ++d) {
+    if (lines[d].empty()) continue;
+    double current = 0;
+    for (size_t h = 0; h < H; ++h) current += comps[h].weight * arm_ms[d][now[d]][h];
+    const double contribution = std::max(0.0, current - e_min[d]) * decisions[d].count;
+    m.value_ms += contribution;
+    if (contribution > best_contribution && contribution > 0 && !wins[d].empty()) {
+      auto alt = std::max_element(wins[d].begin(), wins[d].end(),
+                                  [](const auto& x, const auto& y) { return x.second < y.second; });
+      best_contribution = contribution;
+      m.decision = layer_label(decisions[d]);
+      m.current = arms[d][now[d]].variant;
+      m.alternative = arms[d][alt->first].variant;
+      m.p_alternative = alt->second;
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<PlannedMeasurement> plan_measurements(const costmodel::Predictor& predictor,
@@ -123,13 +223,9 @@ std::vector<PlannedMeasurement> plan_measurements(const costmodel::Predictor& pr
   }
 
   std::vector<PlannedMeasurement> plan;
-  const NormalGrid& g = grid(H);
 
-  // 2. Timings: each distinct known-good graph (a sliding layer's is the same at every context).
-  // Under component h the timing y is N(mu_h, s_h^2) and arm i's latency moves with it along
-  // slope c_ih / s_h^2; after seeing y, the weights become p(h | y) and arm i's posterior mean is
-  // sum_h p(h | y) (a_ih + c_ih (y - mu_h) / s_h^2). The value is E_y[the decision's improvement],
-  // y drawn from the mixture: a timing that tells hypotheses apart is worth what that changes.
+  // 2. Timings: each distinct known-good graph (a sliding layer's is the same at every context)
+  // not timed yet, valued by value_observation with the graph's design row.
   std::map<std::string, bool> seen;
   for (size_t src = 0; src < decisions.size(); ++src)
     for (const auto& k : decisions[src].choice.candidates) {
@@ -137,92 +233,48 @@ std::vector<PlannedMeasurement> plan_measurements(const costmodel::Predictor& pr
       const std::string key = graph_key(decisions[src].layer, k.eval.variant);
       if (seen[key] || opt.already_timed.count(key)) continue;
       seen[key] = true;
-      const std::vector<double>& x = k.eval.prediction.design_row;
-      std::vector<double> mu(H), s(H), log_ws(H);
-      std::vector<std::vector<double>> sx(H);
-      for (size_t h = 0; h < H; ++h) {
-        const Component& c = comps[h];
-        mu[h] = c.latency_ms(x);
-        sx[h] = c.times(x);
-        const double var_y = std::max(c.dot(x, sx[h]) / 1e6, 0.0) + c.rel2 * mu[h] * mu[h] +
-                             std::pow(opt.timing_rel_sd * mu[h], 2);
-        s[h] = std::sqrt(std::max(var_y, 1e-18));
-        log_ws[h] = std::log(std::max(c.weight, 1e-300)) - std::log(s[h]);
-      }
-
       PlannedMeasurement m;
       m.kind = PlannedMeasurement::Kind::kTiming;
       m.variant = k.eval.variant;
       m.layer = decisions[src].layer;
       m.ctx = decisions[src].ctx;
       m.predicted_ms = k.eval.prediction.latency_ms;
-      {
-        std::vector<double> w(H), sd(H);
-        for (size_t h = 0; h < H; ++h) w[h] = comps[h].weight, sd[h] = s[h];
-        m.predictive_sd_ms = costmodel::mix(w, mu, sd).sd;
-      }
-      // Per decision: each arm's (a_ih, c_ih / s_h^2).
-      std::vector<std::vector<std::vector<std::pair<double, double>>>> lines(decisions.size());
-      for (size_t d = 0; d < decisions.size(); ++d) {
-        if (arms[d].size() < 2) continue;
-        for (size_t i = 0; i < arms[d].size(); ++i) {
-          std::vector<std::pair<double, double>> per(H);
-          for (size_t h = 0; h < H; ++h) {
-            const double a = arm_ms[d][i][h];
-            const double cov = comps[h].dot(*arms[d][i].row, sx[h]) / 1e6 + comps[h].rel2 * a * mu[h];
-            per[h] = {a, cov / (s[h] * s[h])};
-          }
-          lines[d].push_back(std::move(per));
-        }
-      }
-      std::vector<double> e_min(decisions.size(), 0.0);
-      std::vector<std::map<size_t, double>> wins(decisions.size());
-      std::vector<double> post(H);
-      for (size_t h = 0; h < H; ++h)
-        for (size_t t = 0; t < g.z.size(); ++t) {
-          const double y = mu[h] + s[h] * g.z[t], W = comps[h].weight * g.w[t];
-          double top = -1e300;
-          for (size_t q = 0; q < H; ++q) {
-            const double r = (y - mu[q]) / s[q];
-            post[q] = log_ws[q] - 0.5 * r * r;
-            top = std::max(top, post[q]);
-          }
-          double sum = 0;
-          for (double& v : post) sum += (v = std::exp(v - top));
-          for (double& v : post) v /= sum;
-          bool changed = false;
-          for (size_t d = 0; d < decisions.size(); ++d) {
-            if (lines[d].empty()) continue;
-            size_t arg = 0;
-            double lo = 1e300;
-            for (size_t i = 0; i < lines[d].size(); ++i) {
-              double v = 0;
-              for (size_t q = 0; q < H; ++q) v += post[q] * (lines[d][i][q].first + lines[d][i][q].second * (y - mu[q]));
-              if (v < lo) lo = v, arg = i;
-            }
-            e_min[d] += W * lo;
-            if (arg != now[d]) wins[d][arg] += W, changed = true;
-          }
-          if (changed) m.p_choice_changes += W;
-        }
-      double best_contribution = -1;
-      for (size_t d = 0; d < decisions.size(); ++d) {
-        if (lines[d].empty()) continue;
-        double current = 0;
-        for (size_t h = 0; h < H; ++h) current += comps[h].weight * arm_ms[d][now[d]][h];
-        const double contribution = std::max(0.0, current - e_min[d]) * decisions[d].count;
-        m.value_ms += contribution;
-        if (contribution > best_contribution && contribution > 0 && !wins[d].empty()) {
-          auto alt = std::max_element(wins[d].begin(), wins[d].end(),
-                                      [](const auto& x, const auto& y) { return x.second < y.second; });
-          best_contribution = contribution;
-          m.decision = layer_label(decisions[d]);
-          m.current = arms[d][now[d]].variant;
-          m.alternative = arms[d][alt->first].variant;
-          m.p_alternative = alt->second;
-        }
-      }
+      value_observation(
+          k.eval.prediction.design_row, [&](size_t, double mu) { return opt.timing_rel_sd * mu; }, comps, decisions,
+          arms, arm_ms, now, m);
       plan.push_back(std::move(m));
+    }
+
+  // 2b. Op-level profiles of the known-good graphs already timed: each op class's time is a
+  // linear observation (its class row); the profile is worth its most valuable class.
+  std::map<std::string, bool> profiled;
+  for (size_t src = 0; src < decisions.size(); ++src)
+    for (const auto& k : decisions[src].choice.candidates) {
+      if (!known_good(k) || k.eval.prediction.design_row.size() != row_size) continue;
+      const std::string key = graph_key(decisions[src].layer, k.eval.variant);
+      if (profiled[key] || !opt.already_timed.count(key)) continue;
+      profiled[key] = true;
+      const auto rows = predictor.class_rows(model::build_layer_graph(decisions[src].layer, k.eval.variant));
+      std::vector<double> layer_ms(H);  // the layer's latency under each component
+      for (size_t h = 0; h < H; ++h) layer_ms[h] = comps[h].latency_ms(k.eval.prediction.design_row);
+      std::optional<PlannedMeasurement> best;
+      for (const auto& [cls, row] : rows) {
+        if (row.size() != row_size) continue;
+        PlannedMeasurement m;
+        m.kind = PlannedMeasurement::Kind::kOpProfile;
+        m.variant = k.eval.variant;
+        m.layer = decisions[src].layer;
+        m.ctx = decisions[src].ctx;
+        m.predicted_ms = k.eval.prediction.latency_ms;
+        m.profile_class = cls;
+        for (size_t h = 0; h < H; ++h) m.class_ms += comps[h].weight * comps[h].latency_ms(row);
+        value_observation(
+            row, [&](size_t h, double) { return opt.share_sd * layer_ms[h]; }, comps, decisions, arms, arm_ms, now, m);
+        if (!best || m.value_ms > best->value_ms + 1e-12 ||
+            (std::abs(m.value_ms - best->value_ms) <= 1e-12 && m.p_choice_changes > best->p_choice_changes))
+          best = std::move(m);
+      }
+      if (best) plan.push_back(std::move(*best));
     }
 
   // 3. Compile-only checks of the untested candidates that would be faster, one per legality

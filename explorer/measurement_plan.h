@@ -22,6 +22,14 @@
 // candidate: P(it compiles) times the step latency it would save if it then won (its predicted
 // saving over the chosen one, when positive). P(compiles) is a stated prior: 0.5 for contested
 // (two records disagree) and for never tried.
+//
+// Value of an op-level profile of a graph already timed: the profile splits the layer's time by
+// op (QNN's per-op profile); in the linear model the time of the ops of one class c is
+// x_c . theta / 1e3, with x_c the graph's design row restricted to those ops
+// (Predictor::class_rows), so observing it is valued exactly like a timing with x_c in place of
+// x, its scatter share_sd times the layer's latency. Only one class is counted: the profile's
+// value is taken as that of its most valuable class (a lower bound of the whole profile's, whose
+// classes are observed jointly; the joint value needs the classes' correlations, left out).
 #pragma once
 #include <optional>
 #include <set>
@@ -47,6 +55,10 @@ struct PlanOptions {
   double timing_rel_sd = 0.02;
   double p_compiles_contested = 0.5;  // stated prior: the records disagree
   double p_compiles_unknown = 0.5;    // stated prior: never tried
+  // Scatter of one op class's share of a layer in a per-op profile (absolute, of the layer's
+  // time). A stated prior: profile shares of one build move by a point or two between runs, and
+  // attributing an op's time (threads overlap on the HTP) is coarser than that.
+  double share_sd = 0.02;
   // Graphs already timed in the data the belief was fitted on (graph_key): not proposed again.
   std::set<std::string> already_timed;
 };
@@ -56,7 +68,7 @@ struct PlanOptions {
 std::string graph_key(const model::LayerSpec& layer, const model::Variant& v);
 
 struct PlannedMeasurement {
-  enum class Kind { kTiming, kCompileOnly };
+  enum class Kind { kTiming, kCompileOnly, kOpProfile };
   Kind kind = Kind::kTiming;
   model::Variant variant;
   model::LayerSpec layer;  // the layer type and its context / cache
@@ -73,13 +85,18 @@ struct PlannedMeasurement {
   double p_alternative = 0;
   std::string legality_question;  // e.g. "score-join at w4a16 (contested)"
   int graphs_sharing = 1;         // compile-only: how many listed graphs the outcome decides
+  // op-profile: the op class whose time is worth the most to observe, and that time (ms) under
+  // the mixture.
+  std::string profile_class;
+  double class_ms = 0;
 };
-const char* to_string(PlannedMeasurement::Kind k);  // "timing" / "compile-only"
+const char* to_string(PlannedMeasurement::Kind k);  // "timing" / "compile-only" / "op-profile"
 
 // Every candidate measurement of the decisions, most valuable first (ties, e.g. when no decision
 // can change: the more likely to change one, then the less predictable timing, then timings
-// before compile checks). Timings are of candidates known to compile (compiles: yes);
-// compile-only checks of the untested candidates that would be faster. Throws Error when the
+// before compile checks). Timings are of candidates known to compile (compiles: yes) not timed
+// yet; op-level profiles of those already timed (options.already_timed); compile-only checks of
+// the untested candidates that would be faster. Throws Error when the
 // predictor has no linear belief.
 std::vector<PlannedMeasurement> plan_measurements(const costmodel::Predictor& predictor,
                                                   const std::vector<Decision>& decisions,

@@ -2,6 +2,8 @@
 // that exits 2 with a message naming what is wrong.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -87,6 +89,27 @@ TEST(Cli, NextRanksMeasurementsAndWritesTheirBundlesWhole) {
     EXPECT_EQ(b.status, 2) << c.args << "\n" << b.out;
     EXPECT_TRUE(has(b.out, c.message)) << c.args << "\n" << b.out;
   }
+}
+
+// On Spark at fp16 the shipped measurements timed several candidates: next may propose an
+// op-level profile of one (never a timing of it), and says which op class it pins; its bundle is
+// a profile job with an ingest line.
+TEST(Cli, NextProposesOpProfilesOnlyOfTimedBuilds) {
+  layoutx::test::TempDir tmp("next-profile");
+  const std::string dir = tmp / "plan";
+  Result r = layoutx("next --precision fp16 --ctx 1024 --no-fidelity --budget 8 --json --out " + dir);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "\"kind\": \"op-profile\"")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"op_class\": ")) << r.out;
+  EXPECT_TRUE(has(r.out, "pins the ")) << r.out;
+  // The timed builds (roll, score-join and its tanh twin at fp16) are profiled, not timed again.
+  EXPECT_FALSE(has(r.out, "\"kind\": \"timing\",\n    \"variant_key\": \"returns=window,precision=fp16\"")) << r.out;
+  std::ifstream plan(dir + "/plan.yaml");
+  std::stringstream text;
+  text << plan.rdbuf();
+  EXPECT_TRUE(has(text.str(), "kind: op-profile")) << text.str();
+  EXPECT_TRUE(has(text.str(), "op_class: ")) << text.str();
+  EXPECT_TRUE(has(text.str(), "layoutx ingest profile_aihub.json")) << text.str();
 }
 
 TEST(Cli, BadInputExitsTwoWithAMessage) {

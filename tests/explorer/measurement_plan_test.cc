@@ -2,6 +2,7 @@
 // candidates, zero when nothing can change, compile-only checks from untested candidates.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "explorer/measurement_plan.h"
@@ -96,6 +97,55 @@ TEST(MeasurementPlan, AGraphAlreadyTimedIsNotProposedAgain) {
   auto plan = plan_measurements(s.pr, {s.d}, opt);
   ASSERT_EQ(plan.size(), 1u);
   EXPECT_EQ(plan[0].variant, model::preset("roll"));
+}
+
+// The same linear model whose graphs split by op class: class "a" holds feature 0, "b" feature 1.
+class ClassRowsPredictor : public LinearBeliefPredictor {
+ public:
+  std::vector<double> row;  // the timed graph's design row
+  std::vector<std::pair<std::string, std::vector<double>>> class_rows(const model::LayerGraph&) const override {
+    return {{"a", {row[0], 0.0}}, {"b", {0.0, row[1]}}};
+  }
+};
+
+// An op-level profile is proposed only for a graph already timed, and is worth the knowledge
+// gradient of its most valuable class's time (observed with share_sd x the layer's latency).
+TEST(MeasurementPlan, AnOpProfileOfATimedGraphIsWorthItsBestClassObservation) {
+  TwoArms s(400.0, 900.0, 0.0);
+  ClassRowsPredictor pr;
+  pr.b = s.pr.b;
+  const auto& ring = s.d.choice.candidates[0].eval.prediction;
+  pr.row = ring.design_row;
+  PlanOptions opt;
+  opt.share_sd = 0.02;
+  const auto untimed = plan_measurements(pr, {s.d}, opt);
+  EXPECT_TRUE(std::none_of(untimed.begin(), untimed.end(),
+                           [](const auto& m) { return m.kind == PlannedMeasurement::Kind::kOpProfile; }))
+      << "no graph is timed: no op profile";
+  opt.already_timed.insert(graph_key(s.d.layer, model::preset("ring")));
+  auto plan = plan_measurements(pr, {s.d}, opt);
+  ASSERT_EQ(plan.size(), 2u);  // a timing of roll, a profile of ring
+  const auto it = std::find_if(plan.begin(), plan.end(), [](const auto& m) { return m.kind == PlannedMeasurement::Kind::kOpProfile; });
+  ASSERT_NE(it, plan.end());
+  EXPECT_EQ(it->variant, model::preset("ring"));
+  // Closed form for each class: y = x_c . theta / 1e3 + noise (sd 0.02 x ring's latency).
+  const auto& A = s.d.choice.candidates[0].eval.prediction;
+  const auto& B = s.d.choice.candidates[1].eval.prediction;
+  double best = 0;
+  std::string best_class;
+  for (int c = 0; c < 2; ++c) {
+    std::vector<double> X{c == 0 ? ring.design_row[0] : 0.0, c == 1 ? ring.design_row[1] : 0.0};
+    auto cov = [&](const std::vector<double>& r) { return (r[0] * 400.0 * X[0] + r[1] * 900.0 * X[1]) / 1e6; };
+    const double sd_y = std::sqrt(cov(X) + std::pow(0.02 * ring.latency_ms, 2));
+    const double da = A.latency_ms - B.latency_ms, db = (cov(A.design_row) - cov(B.design_row)) / sd_y;
+    const double e_max = da * Phi(da / std::abs(db)) + std::abs(db) * phi(da / std::abs(db));
+    const double kg = 7 * (std::min(A.latency_ms, B.latency_ms) - (A.latency_ms - e_max));
+    if (kg > best) best = kg, best_class = c == 0 ? "a" : "b";
+  }
+  EXPECT_GT(best, 0.0);
+  EXPECT_NEAR(it->value_ms, best, 1e-4 * best);
+  EXPECT_EQ(it->profile_class, best_class);
+  EXPECT_STREQ(to_string(it->kind), "op-profile");
 }
 
 TEST(MeasurementPlan, ACompileOnlyCheckIsWorthItsCompileProbabilityTimesTheSaving) {
