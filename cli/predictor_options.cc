@@ -23,4 +23,10 @@ std::unique_ptr<costmodel::Predictor> PredictorOptions::load() {
   return std::move(p.predictor);
 }
 
+void PredictorOptions::write_json_identity(JsonWriter& w, const costmodel::Predictor& predictor) const {
+  w.field("device", predictor.device());
+  w.field("calibration_id", predictor.calibration_id());
+  w.field("calibration_source", source);
+}
+
 }  // namespace layoutx::cli

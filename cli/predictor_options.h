@@ -9,6 +9,7 @@
 
 #include "costmodel/device_spec.h"
 #include "costmodel/predictor.h"
+#include "support/json_writer.h"
 
 namespace layoutx::cli {
 
@@ -21,6 +22,8 @@ struct PredictorOptions {
   // file or database and what is missing.
   std::unique_ptr<costmodel::Predictor> load();
   std::string source;  // after load(): where the calibration came from (cli/calibration_source.h)
+  // The answer's provenance in --json: "device", "calibration_id", "calibration_source".
+  void write_json_identity(JsonWriter& w, const costmodel::Predictor& predictor) const;
   costmodel::DeviceSpec spec;  // after load(): the device spec (identity, calibration files, boundaries)
 };
 

@@ -98,9 +98,7 @@ void add_select_verb(CLI::App& app) {
       JsonWriter w(std::cout);
       auto one = [&](const explorer::ContextAnswer& a, size_t i) {
         w.field("model", m.name);
-        w.field("device", predictor->device());
-        w.field("calibration_id", predictor->calibration_id());
-        w.field("calibration_source", args->predictor.source);
+        args->predictor.write_json_identity(w, *predictor);
         w.field("precision", model::to_string(p));
         w.field("ctx", a.ctx);
         w.key("choices").begin_array();

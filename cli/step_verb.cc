@@ -88,9 +88,7 @@ void add_step_verb(CLI::App& app) {
         JsonWriter w(std::cout);
         w.begin_object();
         w.field("model", m.name);
-        w.field("device", predictor->device());
-        w.field("calibration_id", predictor->calibration_id());
-        w.field("calibration_source", args->predictor.source);
+        args->predictor.write_json_identity(w, *predictor);
         w.field("ctx", args->ctx);
         w.key("layouts").begin_object();
         for (const auto& [t, v] : a) w.field(model::to_string(t), v.key());
@@ -122,9 +120,7 @@ void add_step_verb(CLI::App& app) {
       JsonWriter w(std::cout);
       w.begin_object();
       w.field("model", m.name);
-      w.field("device", predictor->device());
-      w.field("calibration_id", predictor->calibration_id());
-      w.field("calibration_source", args->predictor.source);
+      args->predictor.write_json_identity(w, *predictor);
       w.key("layouts").begin_object();
       for (const auto& [t, v] : a) w.field(model::to_string(t), v.key());
       w.end_object();

@@ -109,9 +109,7 @@ void add_whatif_verb(CLI::App& app) {
     if (args->json) {
       JsonWriter w(std::cout);
       w.begin_object();
-      w.field("device", predictor->device());
-      w.field("calibration_id", predictor->calibration_id());
-      w.field("calibration_source", args->predictor.source);
+      args->predictor.write_json_identity(w, *predictor);
       w.key("current");
       scenario_json(w, cur);
       w.key("question");
