@@ -97,13 +97,18 @@ TEST(Cli, NextRanksMeasurementsAndWritesTheirBundlesWhole) {
 TEST(Cli, NextProposesOpProfilesOnlyOfTimedBuilds) {
   layoutx::test::TempDir tmp("next-profile");
   const std::string dir = tmp / "plan";
-  Result r = layoutx("next --precision fp16 --ctx 1024 --no-fidelity --budget 8 --json --out " + dir);
+  Result r = layoutx("next --precision fp16 --ctx 1024 --no-fidelity --budget 8 --json");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(has(r.out, "\"kind\": \"op-profile\"")) << r.out;
   EXPECT_TRUE(has(r.out, "\"op_class\": ")) << r.out;
   EXPECT_TRUE(has(r.out, "pins the ")) << r.out;
   // The timed builds (roll, score-join and its tanh twin at fp16) are profiled, not timed again.
   EXPECT_FALSE(has(r.out, "\"kind\": \"timing\",\n    \"variant_key\": \"returns=window,precision=fp16\"")) << r.out;
+  // The bundle of the most valuable one (one Spark layer: about 10 s and 230 MB of calibration
+  // samples, so only one).
+  Result b = layoutx("next --precision fp16 --ctx 1024 --no-fidelity --budget 1 --out " + dir);
+  ASSERT_EQ(b.status, 0) << b.out;
+  ASSERT_TRUE(has(b.out, "op-profile")) << "fp16's most valuable measurement is a profile\n" << b.out;
   std::ifstream plan(dir + "/plan.yaml");
   std::stringstream text;
   text << plan.rdbuf();
