@@ -224,55 +224,44 @@ std::vector<PlannedMeasurement> plan_measurements(const costmodel::Predictor& pr
 
   std::vector<PlannedMeasurement> plan;
 
-  // 2. Timings: each distinct known-good graph (a sliding layer's is the same at every context)
-  // not timed yet, valued by value_observation with the graph's design row.
+  // 2. Each distinct known-good graph (a sliding layer's is the same at every context): a timing
+  // when it was not timed yet, valued by value_observation with its design row; else an op-level
+  // profile, where each op class's time is a linear observation (its class row) and the profile
+  // is worth its most valuable class.
   std::map<std::string, bool> seen;
   for (size_t src = 0; src < decisions.size(); ++src)
     for (const auto& k : decisions[src].choice.candidates) {
       if (!known_good(k) || k.eval.prediction.design_row.size() != row_size) continue;
       const std::string key = graph_key(decisions[src].layer, k.eval.variant);
-      if (seen[key] || opt.already_timed.count(key)) continue;
+      if (seen[key]) continue;
       seen[key] = true;
       PlannedMeasurement m;
-      m.kind = PlannedMeasurement::Kind::kTiming;
       m.variant = k.eval.variant;
       m.layer = decisions[src].layer;
       m.ctx = decisions[src].ctx;
       m.predicted_ms = k.eval.prediction.latency_ms;
-      value_observation(
-          k.eval.prediction.design_row, [&](size_t, double mu) { return opt.timing_rel_sd * mu; }, comps, decisions,
-          arms, arm_ms, now, m);
-      plan.push_back(std::move(m));
-    }
-
-  // 2b. Op-level profiles of the known-good graphs already timed: each op class's time is a
-  // linear observation (its class row); the profile is worth its most valuable class.
-  std::map<std::string, bool> profiled;
-  for (size_t src = 0; src < decisions.size(); ++src)
-    for (const auto& k : decisions[src].choice.candidates) {
-      if (!known_good(k) || k.eval.prediction.design_row.size() != row_size) continue;
-      const std::string key = graph_key(decisions[src].layer, k.eval.variant);
-      if (profiled[key] || !opt.already_timed.count(key)) continue;
-      profiled[key] = true;
-      const auto rows = predictor.class_rows(model::build_layer_graph(decisions[src].layer, k.eval.variant));
+      if (!opt.already_timed.count(key)) {
+        m.kind = PlannedMeasurement::Kind::kTiming;
+        value_observation(
+            k.eval.prediction.design_row, [&](size_t, double mu) { return opt.timing_rel_sd * mu; }, comps,
+            decisions, arms, arm_ms, now, m);
+        plan.push_back(std::move(m));
+        continue;
+      }
+      m.kind = PlannedMeasurement::Kind::kOpProfile;
       std::vector<double> layer_ms(H);  // the layer's latency under each component
       for (size_t h = 0; h < H; ++h) layer_ms[h] = comps[h].latency_ms(k.eval.prediction.design_row);
       std::optional<PlannedMeasurement> best;
-      for (const auto& [cls, row] : rows) {
+      for (const auto& [cls, row] : predictor.class_rows(model::build_layer_graph(m.layer, m.variant))) {
         if (row.size() != row_size) continue;
-        PlannedMeasurement m;
-        m.kind = PlannedMeasurement::Kind::kOpProfile;
-        m.variant = k.eval.variant;
-        m.layer = decisions[src].layer;
-        m.ctx = decisions[src].ctx;
-        m.predicted_ms = k.eval.prediction.latency_ms;
-        m.profile_class = cls;
-        for (size_t h = 0; h < H; ++h) m.class_ms += comps[h].weight * comps[h].latency_ms(row);
+        PlannedMeasurement c = m;
+        c.profile_class = cls;
+        for (size_t h = 0; h < H; ++h) c.class_ms += comps[h].weight * comps[h].latency_ms(row);
         value_observation(
-            row, [&](size_t h, double) { return opt.share_sd * layer_ms[h]; }, comps, decisions, arms, arm_ms, now, m);
-        if (!best || m.value_ms > best->value_ms + 1e-12 ||
-            (std::abs(m.value_ms - best->value_ms) <= 1e-12 && m.p_choice_changes > best->p_choice_changes))
-          best = std::move(m);
+            row, [&](size_t h, double) { return opt.share_sd * layer_ms[h]; }, comps, decisions, arms, arm_ms, now, c);
+        if (!best || c.value_ms > best->value_ms + 1e-12 ||
+            (std::abs(c.value_ms - best->value_ms) <= 1e-12 && c.p_choice_changes > best->p_choice_changes))
+          best = std::move(c);
       }
       if (best) plan.push_back(std::move(*best));
     }
