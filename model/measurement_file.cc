@@ -40,11 +40,10 @@ RecordVariant read_variant(MapReader& r, ErrorList& errors) {
   YAML::Node nested = r.child("variant", false);
   if (nested.IsDefined() && !nested.IsNull()) {
     MapReader m(r.file(), nested, r.key_path("variant"), errors);
-    if (m.ok()) {
+    if (m.ok()) {  // else MapReader said "must be a mapping"
       read_axes(m, out, errors);
       m.finish();
     } else {
-      r.error("variant", "must be a mapping of axis: value");
       out.valid = false;
     }
   }
@@ -135,10 +134,7 @@ MeasurementDocument read_measurement_document(const YAML::Node& root, const std:
   MeasurementDocument doc;
   doc.file = file;
   MapReader top(file, root, "", errors);
-  if (!top.ok()) {
-    errors.add(where(file, root) + ": the document must be a mapping");
-    return doc;
-  }
+  if (!top.ok()) return doc;  // MapReader said "document: must be a mapping"
   double to_ms = 1.0;
   read_header(top, rules, doc, errors, to_ms);
   const bool strict = rules.calibration;
