@@ -19,7 +19,6 @@ void read_axes(MapReader& m, RecordVariant& out, ErrorList& errors) {
       out.selector += (out.selector.empty() ? "" : ",") + axis.name + "=" + *s;
     } catch (const Error& e) {
       errors.add(m.at(axis.name) + e.what());
-      out.valid = false;
     }
   }
   if (auto p = m.string("precision", false)) {
@@ -28,7 +27,6 @@ void read_axes(MapReader& m, RecordVariant& out, ErrorList& errors) {
       out.has_precision = true;
     } catch (const Error& e) {
       m.error("precision", e.what());
-      out.valid = false;
     }
   }
 }
@@ -36,25 +34,25 @@ void read_axes(MapReader& m, RecordVariant& out, ErrorList& errors) {
 // The variant a record names: flat axes, a nested `variant:` map, or both.
 RecordVariant read_variant(MapReader& r, ErrorList& errors) {
   RecordVariant out;
+  const size_t before = errors.messages().size();
   read_axes(r, out, errors);
+  bool clean = true;  // every named axis and the precision were read (so validate() is meaningful)
   YAML::Node nested = r.child("variant", false);
   if (nested.IsDefined() && !nested.IsNull()) {
     MapReader m(r.file(), nested, r.key_path("variant"), errors);
-    if (m.ok()) {  // else MapReader said "must be a mapping"
-      read_axes(m, out, errors);
-      m.finish();
-    } else {
-      out.valid = false;
-    }
+    if (m.ok()) read_axes(m, out, errors);  // else MapReader said "must be a mapping"
+    clean = errors.messages().size() == before;
+    m.finish();
+  } else {
+    clean = errors.messages().size() == before;
   }
   if (out.has_precision)
     out.selector += std::string(out.selector.empty() ? "" : ",") + "precision=" +
                     to_string(out.variant.precision());
-  if (out.valid) try {
+  if (clean) try {
       out.variant.validate();
     } catch (const Error& e) {
       r.error("variant", e.what());
-      out.valid = false;
     }
   return out;
 }
@@ -115,16 +113,27 @@ void read_header(MapReader& top, const DocumentRules& rules, MeasurementDocument
   }
 }
 
-// Calls read(node, path) for every element of the list `key`.
-template <class Read>
-void each_record(MapReader& top, const char* key, bool required, Read read) {
+// Reads every element of the list `key` as an Entry: read(r, e) fills e from the record's map
+// reader; the entry is kept when reading it added no error. Sets each entry's `where`.
+template <class Entry, class Read>
+void each_record(MapReader& top, const char* key, bool required, ErrorList& errors, std::vector<Entry>& out,
+                 Read read) {
   YAML::Node list = top.child(key, required);
   if (!list.IsDefined() || list.IsNull()) return;
   if (!list.IsSequence()) {
     top.error(key, "must be a list of records");
     return;
   }
-  for (size_t i = 0; i < list.size(); ++i) read(list[i], std::string(key) + "[" + std::to_string(i) + "]");
+  for (size_t i = 0; i < list.size(); ++i) {
+    MapReader r(top.file(), list[i], std::string(key) + "[" + std::to_string(i) + "]", errors);
+    if (!r.ok()) continue;
+    const size_t before = errors.messages().size();
+    Entry e;
+    e.where = where(top.file(), list[i]);
+    read(r, e);
+    r.finish();
+    if (errors.messages().size() == before) out.push_back(std::move(e));
+  }
 }
 
 }  // namespace
@@ -139,13 +148,8 @@ MeasurementDocument read_measurement_document(const YAML::Node& root, const std:
   read_header(top, rules, doc, errors, to_ms);
   const bool strict = rules.calibration;
 
-  each_record(top, "layer_latency", strict, [&](const YAML::Node& n, const std::string& path) {
-    MapReader r(file, n, path, errors);
-    if (!r.ok()) return;
-    const size_t before = errors.messages().size();
-    TimingEntry t;
-    t.where = where(file, n);
-    t.line = static_cast<int>(n.Mark().line + 1);
+  each_record(top, "layer_latency", strict, errors, doc.timings, [&](MapReader& r, TimingEntry& t) {
+    t.line = static_cast<int>(r.node().Mark().line + 1);
     t.id = r.string("id", strict).value_or("");
     t.layer = read_layer(r, false);
     t.context = read_context(r, strict, !strict);
@@ -159,16 +163,9 @@ MeasurementDocument read_measurement_document(const YAML::Node& root, const std:
     if (has_ms) t.ms = r.number("ms", true, 1e-9).value_or(0) * to_ms;
     if (has_us) t.ms = r.number("us", true, 1e-6).value_or(0) / 1000.0;
     t.samples = static_cast<int>(r.integer("samples", false, 1, 1 << 30).value_or(1));
-    r.finish();
-    if (errors.messages().size() == before) doc.timings.push_back(std::move(t));
   });
 
-  each_record(top, "op_share", false, [&](const YAML::Node& n, const std::string& path) {
-    MapReader r(file, n, path, errors);
-    if (!r.ok()) return;
-    const size_t before = errors.messages().size();
-    ShareEntry s;
-    s.where = where(file, n);
+  each_record(top, "op_share", false, errors, doc.shares, [&](MapReader& r, ShareEntry& s) {
     s.id = r.string("id", strict).value_or("");
     s.layer = read_layer(r, !strict);
     s.context = read_context(r, strict, !strict);
@@ -197,16 +194,9 @@ MeasurementDocument read_measurement_document(const YAML::Node& root, const std:
       s.share_min = lo.value_or(0);
       s.share_max = hi.value_or(0);
     }
-    r.finish();
-    if (errors.messages().size() == before) doc.shares.push_back(std::move(s));
   });
 
-  each_record(top, "compile", false, [&](const YAML::Node& n, const std::string& path) {
-    MapReader r(file, n, path, errors);
-    if (!r.ok()) return;
-    const size_t before = errors.messages().size();
-    CompileEntry c;
-    c.where = where(file, n);
+  each_record(top, "compile", false, errors, doc.compiles, [&](MapReader& r, CompileEntry& c) {
     if (auto p = r.string("precision", true)) {
       try {
         c.precision = to_string(parse_precision(*p));
@@ -227,8 +217,6 @@ MeasurementDocument read_measurement_document(const YAML::Node& root, const std:
     c.ok = result == "ok";
     if (auto code = r.integer("exit_code", false, -255, 255)) c.exit_code = static_cast<int>(*code);
     c.message = r.string("message", false).value_or("");
-    r.finish();
-    if (errors.messages().size() == before) doc.compiles.push_back(std::move(c));
   });
 
   // Parity results are the parity verb's: allowed, not read.

@@ -28,7 +28,6 @@ struct RecordVariant {
   Variant variant;
   std::string selector;        // the named axes, "axis=value,...", precision last
   bool has_precision = false;  // precision was named
-  bool valid = true;           // the named axes form a valid variant
 };
 
 struct TimingEntry {
