@@ -94,6 +94,7 @@ void add_ingest_verb(CLI::App& app) {
         w.field("op_measurements", static_cast<int64_t>(r.ops));
         w.field("op_shares", static_cast<int64_t>(r.shares));
         w.field("compile_outcomes", static_cast<int64_t>(r.compiles));
+        w.field("warnings", r.warnings);
         w.end_object();
       }
       w.end_array();
@@ -101,6 +102,7 @@ void add_ingest_verb(CLI::App& app) {
       w.end_object();
     } else {
       for (const auto& r : done) {
+        for (const auto& m : r.warnings) std::cerr << "layoutx: warning: " << m << "\n";
         if (r.skipped) {
           std::cout << "skipped  " << r.path << ": already ingested as run " << r.run_id << " (same SHA-256 "
                     << r.hash.substr(0, 12) << ")\n";

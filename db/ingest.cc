@@ -184,13 +184,13 @@ IngestResult store_profile(Connection& c, const Profile& p, const std::string& n
     ++res.shares;
   }
   auto ins_comp = c.prepare(
-      "INSERT INTO compile_outcomes (run_id, device_id, variant_id, precision, form, ok, exit_code, message) "
+      "INSERT INTO compile_outcomes (run_id, device_id, variant_id, precision, form, result, exit_code, message) "
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
   for (const auto& k : p.compiles) {
     std::optional<int64_t> variant;
     if (!k.variant_key.empty()) variant = vid(k.variant_key);
     ins_comp.bind(1, res.run_id).bind(2, dev).bind(3, variant).bind(4, k.precision).bind(5, k.form)
-        .bind(6, k.ok ? 1 : 0).bind(7, k.exit_code).bind(8, k.message);
+        .bind(6, k.result).bind(7, k.exit_code).bind(8, k.message);
     ins_comp.run();
     ++res.compiles;
   }
@@ -208,7 +208,9 @@ IngestResult ingest_text(Connection& c, std::string_view text, const std::string
   //    between two files adding the same new variants in different orders) is run again.
   for (int attempt = 1;; ++attempt) {
     try {
-      return store_profile(c, p, name, hash, ctx);
+      IngestResult r = store_profile(c, p, name, hash, ctx);
+      r.warnings = p.warnings;
+      return r;
     } catch (const TransientDbError&) {
       if (attempt == 5) throw;
     }

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "db/profile.h"
 #include "db/sqlite.h"
@@ -30,6 +31,7 @@ struct IngestResult {
   bool skipped = false;       // the same content was ingested before
   int64_t run_id = 0;         // the new run, or the existing one when skipped
   size_t layers = 0, ops = 0, shares = 0, compiles = 0;
+  std::vector<std::string> warnings;  // the parser's (Profile::warnings)
 };
 
 // The format of a file from its name and first bytes: .yaml/.yml -> yaml; .json -> aihub-json

@@ -58,7 +58,8 @@ Profile parse_measurement_yaml(std::string_view text, const std::string& name) {
     prof.shares.push_back(rec);
   }
   for (const model::CompileEntry& c : doc.compiles)
-    prof.compiles.push_back({c.precision, c.form, c.variant_key, c.ok, c.exit_code, c.message});
+    prof.compiles.push_back({c.precision, c.form, c.variant_key, c.result, c.exit_code, c.message});
+  prof.warnings = doc.warnings;
   return prof;
 }
 

@@ -52,7 +52,7 @@ struct CompileRecord {
   std::string precision;
   std::string form;          // the op form the source names
   std::string variant_key;   // "" when the outcome is for a form, not one variant
-  bool ok = true;
+  std::string result = "ok";  // "ok" | "fail" | "contested"
   std::optional<int> exit_code;
   std::string message;
 };
@@ -69,6 +69,7 @@ struct Profile {
   std::vector<OpRecord> ops;
   std::vector<ShareRecord> shares;
   std::vector<CompileRecord> compiles;
+  std::vector<std::string> warnings;  // read, but maybe not as meant ("file:line:col: what")
   // Formats that profile one graph (qnn-csv, aihub-json, ort-json) put the graph's total here
   // as a layer record with empty model/variant/layer/ctx, filled from the ingest context.
 };

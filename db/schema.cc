@@ -153,11 +153,22 @@ void migrate_v2_to_v3(Connection& c) {
   c.exec("UPDATE schema_version SET version = 3");
 }
 
+// v3 -> v4: a compile outcome is ok, fail or contested (the sources disagree: shared/data's
+// score-join at w4a16), so the boolean `ok` becomes `result`. ADD/DROP COLUMN work in both
+// dialects (SQLite >= 3.35).
+const std::string kMigrateV3ToV4 = R"sql(
+ALTER TABLE compile_outcomes ADD COLUMN result TEXT NOT NULL DEFAULT 'ok' CHECK (result IN ('ok', 'fail', 'contested'));
+UPDATE compile_outcomes SET result = CASE ok WHEN 1 THEN 'ok' ELSE 'fail' END;
+ALTER TABLE compile_outcomes DROP COLUMN ok;
+UPDATE schema_version SET version = 4;
+)sql";
+
 // migrations[i] takes version i+1 to i+2.
 const std::vector<std::function<void(Connection&)>>& migrations() {
   static const std::vector<std::function<void(Connection&)>> m = {
       [](Connection& c) { c.exec(kMigrateV1ToV2); },
       migrate_v2_to_v3,
+      [](Connection& c) { c.exec(kMigrateV3ToV4); },
   };
   return m;
 }

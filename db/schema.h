@@ -14,7 +14,7 @@
 
 namespace layoutx::db {
 
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 // The timing boundaries a run may declare (the CHECK constraint of measurement_runs.boundary).
 const char* const* boundary_names();  // null-terminated list

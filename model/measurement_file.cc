@@ -3,6 +3,8 @@
 #include "model/design_space.h"
 #include "support/yaml_reader.h"
 
+#include <set>
+
 namespace layoutx::model {
 
 namespace {
@@ -77,6 +79,25 @@ std::string read_layer(MapReader& r, bool allow_any) {
   r.error("layer", "must be sliding" + std::string(allow_any ? ", full or any" : " or full") + ", got \"" + layer +
                        "\"");
   return "";
+}
+
+// `{form: ring (roll's attention, returns the new entry only), result: ok}`: YAML reads the text
+// after the comma as a key with no value. Such keys (null value, not a key of the record) are
+// joined back onto `text` in document order, marked allowed, and reported as a warning.
+void join_split_prose(MapReader& r, std::string& text, std::vector<std::string>& warnings) {
+  static const std::set<std::string> kCompileKeys = {"precision", "form", "variant", "result", "exit_code", "message"};
+  std::string joined;
+  for (const auto& kv : r.node()) {
+    if (!kv.first.IsScalar() || !kv.second.IsNull()) continue;
+    const std::string key = kv.first.Scalar();
+    if (kCompileKeys.count(key)) continue;
+    joined += ", " + key;
+    r.allow(key);
+  }
+  if (joined.empty()) return;
+  text += joined;
+  warnings.push_back(r.at("form") + "an unquoted comma split the text into keys without values; read as \"" + text +
+                     "\" (quote the value)");
 }
 
 void read_header(MapReader& top, const DocumentRules& rules, MeasurementDocument& doc, ErrorList& errors,
@@ -205,6 +226,7 @@ MeasurementDocument read_measurement_document(const YAML::Node& root, const std:
       }
     }
     c.form = r.string("form", false).value_or("");
+    if (!c.form.empty()) join_split_prose(r, c.form, doc.warnings);
     if (auto key = r.string("variant", false)) {
       try {
         c.variant_key = parse_variant(*key).key();
@@ -212,9 +234,9 @@ MeasurementDocument read_measurement_document(const YAML::Node& root, const std:
         r.error("variant", e.what());
       }
     }
-    const std::string result = r.string("result", true).value_or("ok");
-    if (result != "ok" && result != "fail") r.error("result", "must be ok or fail, got \"" + result + "\"");
-    c.ok = result == "ok";
+    c.result = r.string("result", true).value_or("ok");
+    if (c.result != "ok" && c.result != "fail" && c.result != "contested")
+      r.error("result", "must be ok, fail or contested, got \"" + c.result + "\"");
     if (auto code = r.integer("exit_code", false, -255, 255)) c.exit_code = static_cast<int>(*code);
     c.message = r.string("message", false).value_or("");
   });

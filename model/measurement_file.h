@@ -9,7 +9,9 @@
 // Record shape: {id?, layer, context | cache_entries, variant axes flat or in `variant: {...}`,
 // precision (flat or in the variant), ms | us, samples?} in layer_latency; {id?, layer, context?,
 // axes, ops: [globs] | op: words, share | share_min + share_max} in op_share; {precision, form?,
-// variant?, result: ok | fail, exit_code?, message?} in compile; parity is allowed, not read.
+// variant?, result: ok | fail | contested, exit_code?, message?} in compile; parity is allowed,
+// not read. A compile record's `form` is prose: written unquoted in a flow mapping, a comma in it
+// splits it into keys without values; those are joined back into `form`, with a warning.
 #pragma once
 #include <yaml-cpp/yaml.h>
 
@@ -59,7 +61,7 @@ struct CompileEntry {
   std::string precision;    // canonical precision name
   std::string form;         // the form in words ("" when not given)
   std::string variant_key;  // canonical key ("" when not given)
-  bool ok = true;
+  std::string result = "ok";  // "ok" | "fail" | "contested" (the records themselves disagree)
   std::optional<int> exit_code;
   std::string message;
 };
@@ -77,6 +79,9 @@ struct MeasurementDocument {
   std::vector<TimingEntry> timings;
   std::vector<ShareEntry> shares;
   std::vector<CompileEntry> compiles;
+  // What was read in a way the author may not have meant ("file:line:col: key: what"), for the
+  // consumer to print; never a reason to refuse the file.
+  std::vector<std::string> warnings;
 };
 
 // What a consumer requires beyond the format itself.

@@ -125,9 +125,35 @@ TEST(MeasurementYaml, ReadsLayersSharesAndCompiles) {
   EXPECT_FALSE(p.shares[1].ctx.has_value());  // "unstated"
   EXPECT_DOUBLE_EQ(p.shares[2].share_max, 0.12);
   ASSERT_EQ(p.compiles.size(), 2u);
-  EXPECT_FALSE(p.compiles[0].ok);
+  EXPECT_EQ(p.compiles[0].result, "fail");
   EXPECT_EQ(*p.compiles[0].exit_code, 14);
   EXPECT_THAT(p.device_description, HasSubstr("Test Phone"));
+}
+
+// shared/data writes a compile record's form as unquoted prose in a flow mapping; a comma in it
+// makes YAML read the rest as a key without a value. The reader joins it back and warns; a key
+// with a value is still an unknown key, and `contested` is a result of its own.
+TEST(MeasurementYaml, JoinsProseSplitAtAnUnquotedCommaAndReadsContested) {
+  const std::string text =
+      "model: spark-x2.5-1.7b\n"
+      "compile:\n"
+      "  - {precision: w4a16, form: ring (roll's attention, returns the new entry only), result: ok}\n"
+      "  - {precision: w4a16, form: score-join with fused Softmax, result: contested}\n";
+  Profile p = parse_measurement_yaml(text, "c.yaml");
+  ASSERT_EQ(p.compiles.size(), 2u);
+  EXPECT_EQ(p.compiles[0].form, "ring (roll's attention, returns the new entry only)");
+  EXPECT_EQ(p.compiles[0].result, "ok");
+  EXPECT_EQ(p.compiles[1].result, "contested");
+  ASSERT_EQ(p.warnings.size(), 1u);
+  EXPECT_THAT(p.warnings[0], HasSubstr("c.yaml:3:"));
+  EXPECT_THAT(p.warnings[0], HasSubstr("unquoted comma"));
+
+  const std::string misspelt = "model: m\ncompile:\n  - {precision: w4a16, form: a, result: ok, exit_cod: 14}\n";
+  EXPECT_THAT(testing::error_message([&] { parse_measurement_yaml(misspelt, "m.yaml"); }),
+              HasSubstr("compile[0].exit_cod: unknown key"));
+  const std::string unsure = "model: m\ncompile:\n  - {precision: w4a16, result: maybe}\n";
+  EXPECT_THAT(testing::error_message([&] { parse_measurement_yaml(unsure, "u.yaml"); }),
+              HasSubstr("must be ok, fail or contested"));
 }
 
 TEST(MeasurementYaml, CollectsEveryProblem) {

@@ -92,6 +92,30 @@ TEST(Schema, MigratesVersion2VariantKeys) {
     EXPECT_EQ(model::parse_variant(got[i].substr(2)), model::parse_variant(v2_keys[i])) << v2_keys[i];
 }
 
+// Version-3 code stored a compile outcome as a boolean `ok`; version 4 stores ok | fail |
+// contested in `result`, and the column keeps that constraint.
+TEST(Schema, MigratesVersion3CompileOutcomes) {
+  auto path = test::temp_path("v3.db");
+  {
+    Connection v3(path);
+    v3.exec(schema_v1_sql());
+    v3.exec("ALTER TABLE measurement_runs ADD COLUMN boundary TEXT NOT NULL DEFAULT 'ours'; UPDATE schema_version SET version = 3;");
+    v3.exec("INSERT INTO devices (name) VALUES ('galaxy-s25');"
+            "INSERT INTO measurement_runs (source_path, content_hash, format, tool, device_id, ingested_at) VALUES "
+            "('c.yaml', 'h', 'yaml', 'layoutx-measurements', 1, '2026-01-03T00:00:00Z');"
+            "INSERT INTO compile_outcomes (run_id, device_id, precision, form, ok) VALUES "
+            "(1, 1, 'w4a16', 'explicit softmax', 0), (1, 1, 'w4a16', 'ring', 1);");
+  }
+  auto c = open_database(path);
+  EXPECT_EQ(schema_version(*c), kSchemaVersion);
+  EXPECT_FALSE(has_column(*c, "compile_outcomes", "ok"));
+  auto s = c->prepare("SELECT form, result FROM compile_outcomes ORDER BY id");
+  std::vector<std::string> got;
+  while (s.step()) got.push_back(s.text(0) + "=" + s.text(1));
+  EXPECT_EQ(got, (std::vector<std::string>{"explicit softmax=fail", "ring=ok"}));
+  EXPECT_THROW(c->exec("UPDATE compile_outcomes SET result = 'maybe' WHERE id = 1"), Error);
+}
+
 TEST(Schema, RefusesNewerSchema) {
   auto path = test::temp_path("future.db");
   {
