@@ -1,9 +1,10 @@
 // How many measurements each strategy needs until every decision is the truth's optimum, over
 // seeded truths of the simulated device (explorer/decision_loop.h). Prints the distribution per
 // strategy: median, 90th percentile, how many did not converge within the budget.
-//   decision_loop_report [--seeds N] [--precision P] [--max M] [--ctx C ...] [--one-structure] [--verbose]
+//   decision_loop_report [--seeds N] [--precision P] [--max M] [--ctx C ...] [--one-structure] [--no-op-profiles] [--verbose]
 // --one-structure: the truth has the base spec's structure and the loop fits that one structure
 // (default: the truth draws one of the device's hypotheses and the loop fits their mixture).
+// --no-op-profiles: timings and compile-only checks only (op-level profiles are not offered).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -50,6 +51,7 @@ int main(int argc, char** argv) try {
     else if (a == "--ctx") s.ctxs.push_back(std::stoi(next()));
     else if (a == "--verbose") verbose = s.explain = true;
     else if (a == "--one-structure") s.competing_structures = false;
+    else if (a == "--no-op-profiles") s.offer_op_profiles = false;
     else throw Error("unknown argument " + a);
   }
   if (s.ctxs.empty()) s.ctxs = {1024, 4096};
@@ -77,6 +79,7 @@ int main(int argc, char** argv) try {
   std::printf("; budget %d measurements (a run not right by then counts %d); %s\n\n", s.max_measurements,
               s.max_measurements + 1,
               s.competing_structures ? "truths draw a hypothesis, the loop fits the mixture" : "one structure");
+  std::printf("candidates: timings, compile-only checks%s\n\n", s.offer_op_profiles ? " and op-level profiles of timed graphs" : "");
   // Round 0 is the same for every strategy: the truths whose first decision was already right
   // need 0 measurements whatever the strategy. The second table leaves them out.
   std::vector<bool> open(seeds, false);

@@ -180,14 +180,19 @@ void add_calibrate_verb(CLI::App& app) {
     }
     // 1b. With --db: the device's timings from the database (a file given here and also ingested counts once).
     //     Repeats of one graph (in the files or the database) become one timing: their mean.
+    //     Per-op profiles of timed graphs (what `next` proposes as op-level profiles) add one op
+    //     share per cost class and profile.
     std::unique_ptr<db::Connection> conn;
     std::vector<costmodel::RepeatedTiming> stored;
+    std::vector<costmodel::MeasurementRecord> stored_shares;
     if (!args->db.empty()) {
       conn = db::open_existing_database(args->db);
       stored = db::costmodel_timings(*conn, dev.name, dev.boundaries, files);
+      stored_shares = db::costmodel_op_shares(*conn, dev.name, dev.boundaries, files);
       files.push_back(conn->path());
     }
     records = costmodel::combine_repeated_timings(records, stored);
+    records.insert(records.end(), stored_shares.begin(), stored_shares.end());
     // 2. Records from several files must still agree on their graphs and ids.
     costmodel::check_against_graphs(records);
     // 3. Fit, per-measurement residuals, leave-one-out (files under the config dir are

@@ -185,6 +185,7 @@ SubsetFits fit_subsets(const std::vector<MeasurementRecord>& records, const Devi
   Prepared p = prepare(records, device);
   const Eigen::VectorXd prior = prior_theta(device);
   SubsetFits out;
+  out.rows = p.row;
   out.layer_rows = p.layer_row;
   for (const std::vector<bool>& use : masks) {
     Solved s = solve(records, p, device, use);

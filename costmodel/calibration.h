@@ -73,6 +73,7 @@ Eigen::VectorXd fit_coefficients(const std::vector<MeasurementRecord>& records, 
 // records with mask[i] true (theta in us units and its posterior covariance). `layer_rows[i]` is
 // record i's layer design row (a timing's row; a share: its layer's row), for predicting it.
 struct SubsetFits {
+  std::vector<Eigen::VectorXd> rows;  // record i's own row (a timing: its layer's; a share: its ops')
   std::vector<Eigen::VectorXd> layer_rows;
   std::vector<Eigen::VectorXd> theta;
   std::vector<Eigen::MatrixXd> covariance;

@@ -70,7 +70,7 @@ ReplayReport replay(const HypothesisSet& set, const std::vector<MeasurementRecor
   std::vector<size_t> targets;
   for (size_t i = 0; i < records.size(); ++i)
     if (second(records[i]) && records[i].kind == MeasurementRecord::Kind::kLayerTime) targets.push_back(i);
-  // The weights on the first export alone: its LOO densities.
+  // The weights on the first export alone: its LOO densities (timings and shares).
   std::vector<size_t> first_timings;
   for (size_t i = 0; i < first.size(); ++i)
     if (first[i].kind == MeasurementRecord::Kind::kLayerTime) first_timings.push_back(i);
@@ -81,7 +81,10 @@ ReplayReport replay(const HypothesisSet& set, const std::vector<MeasurementRecor
   for (const HypothesisFit& f : set.fits) {
     // Weight and model error: this hypothesis's LOO within the first export.
     const HeldOut ho = held_out(first, f.device, first_timings, first_masks);
-    lpd.push_back(ho.lpd);
+    std::vector<double> pointwise = ho.lpd;
+    const std::vector<double> shares = share_lpd(first, f.device);
+    pointwise.insert(pointwise.end(), shares.begin(), shares.end());
+    lpd.push_back(pointwise);
     SubsetFits fit = fit_subsets(records, f.device, {use});
     double sq = 0;
     for (double e : ho.rel_error) sq += e * e;

@@ -117,6 +117,39 @@ HeldOut held_out(const std::vector<MeasurementRecord>& records, const DeviceSpec
   return h;
 }
 
+std::vector<double> share_lpd(const std::vector<MeasurementRecord>& records, const DeviceSpec& device) {
+  std::vector<size_t> shares;
+  for (size_t i = 0; i < records.size(); ++i)
+    if (records[i].kind == MeasurementRecord::Kind::kOpShare) shares.push_back(i);
+  if (shares.empty()) return {};
+  std::vector<std::vector<bool>> masks;
+  for (size_t i : shares) {
+    masks.emplace_back(records.size(), true);
+    masks.back()[i] = false;
+  }
+  SubsetFits fits = fit_subsets(records, device, masks);
+  std::vector<double> predicted(shares.size()), coef_sd(shares.size()), error(shares.size());
+  for (size_t k = 0; k < shares.size(); ++k) {
+    const size_t i = shares[k];
+    const double layer = fits.layer_rows[i].dot(fits.theta[k]);
+    const double part = fits.rows[i].dot(fits.theta[k]);
+    predicted[k] = layer > 0 ? part / layer : 0.0;
+    coef_sd[k] = layer > 0 ? std::sqrt(std::max(0.0, fits.rows[i].dot(fits.covariance[k] * fits.rows[i]))) / layer : 0.0;
+    error[k] = predicted[k] - records[i].share;
+  }
+  std::vector<double> lpd;
+  for (size_t k = 0; k < shares.size(); ++k) {
+    double sq = 0;
+    for (size_t u = 0; u < shares.size(); ++u)
+      if (u != k) sq += error[u] * error[u];
+    const double model_sd = shares.size() > 1 ? std::sqrt(sq / static_cast<double>(shares.size() - 1)) : 0.0;
+    const double own = records[shares[k]].sd;
+    const double sd = std::sqrt(coef_sd[k] * coef_sd[k] + model_sd * model_sd + own * own);
+    lpd.push_back(log_normal_density(records[shares[k]].share, predicted[k], sd));
+  }
+  return lpd;
+}
+
 std::vector<double> pseudo_bma_plus_weights(const std::vector<std::vector<double>>& lpd, int draws, uint64_t seed) {
   const size_t H = lpd.size();
   std::vector<double> w(H, 0.0);
@@ -167,8 +200,11 @@ HypothesisSet fit_hypotheses(const std::vector<MeasurementRecord>& records, cons
     f.report = calibrate(records, f.device, data_files);
     f.loo = held_out(records, f.device, timings, masks);
     f.group_loo = held_out(records, f.device, timings, group_masks);
-    f.elpd = std::accumulate(f.loo.lpd.begin(), f.loo.lpd.end(), 0.0);
-    lpd.push_back(f.loo.lpd);
+    std::vector<double> pointwise = f.loo.lpd;
+    const std::vector<double> shares = share_lpd(records, f.device);
+    pointwise.insert(pointwise.end(), shares.begin(), shares.end());
+    f.elpd = std::accumulate(pointwise.begin(), pointwise.end(), 0.0);
+    lpd.push_back(pointwise);
     set.fits.push_back(std::move(f));
   }
   const std::vector<double> w = pseudo_bma_plus_weights(lpd);
@@ -422,6 +458,7 @@ std::string hypotheses_source_hash(const std::vector<std::string>& file_bytes, c
     }
     defs += "\n";
   }
+  defs += "weights " + HypothesisSet{}.method + "\n";  // a new weighting makes saved weights stale
   std::vector<std::string> all = file_bytes;
   all.push_back(defs);
   return source_hash(all, device);

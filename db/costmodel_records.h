@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/op_profile_shares.h"
 #include "costmodel/repeated_timings.h"
 #include "db/sqlite.h"
 
@@ -14,6 +15,9 @@ namespace layoutx::db {
 // Relative standard deviation given to a timing from the database: the shipped measurement
 // file's noise.timing_rel_sd (AI Hub profiles of one graph repeat within a few percent).
 inline constexpr double kDbTimingRelSd = 0.02;
+// Absolute standard deviation of an op share read off a stored per-op profile: the shipped
+// measurement file's noise.share_sd (and `next`'s PlanOptions::share_sd, which values them).
+inline constexpr double kDbShareSd = 0.02;
 
 // Layer timings of `device` whose boundary is one of `boundaries` (the device spec's: which profile
 // timing is the layer's), one per (model, layer, ctx, cache entries, variant), skipping runs whose content hash equals a
@@ -22,5 +26,17 @@ inline constexpr double kDbTimingRelSd = 0.02;
 std::vector<costmodel::RepeatedTiming> costmodel_timings(Connection& c, const std::string& device,
                                                          const std::vector<std::string>& boundaries,
                                                          const std::vector<std::string>& files_in_use);
+
+// Op shares from the device's stored per-op profiles (op_measurements with a time, tied to the
+// layer timing of their run: AI Hub's execution_detail), under the same boundary and
+// files-in-use rules as costmodel_timings: one share per cost class and run
+// (costmodel/op_profile_shares.h). Per-op cycles alone (qnn-profile-viewer) are not used: cycles
+// are summed over threads, so their ratios are not shares of wall time. Ids read
+// "db-op:<run id>:<class>". `unmatched` (if given) collects "run N: <op name>" for each profile row
+// no lowered op of its graph matches.
+std::vector<costmodel::MeasurementRecord> costmodel_op_shares(Connection& c, const std::string& device,
+                                                               const std::vector<std::string>& boundaries,
+                                                               const std::vector<std::string>& files_in_use,
+                                                               std::vector<std::string>* unmatched = nullptr);
 
 }  // namespace layoutx::db

@@ -108,14 +108,30 @@ bool truly_compiles(const costmodel::Legality& l, uint64_t seed) {
   return true;
 }
 
-// A profile as Qualcomm AI Hub returns it (profile-formats.md): the headline and its samples.
-std::string aihub_profile_json(double true_ms, double noise_rel, std::mt19937_64& rng) {
+// The name QNN's converter gives one of our ops in a profile: every '/' an '_', with a leading
+// '_' ("attn/k_concat" -> "_attn_k_concat"), as its ONNX frontend sanitizes node names.
+std::string converter_name(const std::string& ours) {
+  std::string n = "_" + ours;
+  std::replace(n.begin(), n.end(), '/', '_');
+  return n;
+}
+
+// A profile as Qualcomm AI Hub returns it (profile-formats.md): the headline and its samples,
+// and with `ops` one execution_detail row per lowered op (its true time with the same scatter,
+// in microseconds, named as the converter names it).
+std::string aihub_profile_json(double true_ms, const std::vector<costmodel::OpCost>& ops, double noise_rel,
+                               std::mt19937_64& rng) {
   std::normal_distribution<double> n01(0.0, 1.0);
   const double us = true_ms * 1e3 * (1.0 + noise_rel * n01(rng));
   std::ostringstream o;
   o << "{\"execution_summary\": {\"estimated_inference_time\": " << std::llround(us) << ", \"all_inference_times\": [";
   for (int i = 0; i < 5; ++i) o << (i ? ", " : "") << std::llround(us * (1.0 + 0.005 * n01(rng)));
-  o << "]}, \"execution_detail\": []}\n";
+  o << "]}, \"execution_detail\": [";
+  for (size_t i = 0; i < ops.size(); ++i)
+    o << (i ? ", " : "") << "{\"name\": \"" << converter_name(ops[i].name) << "\", \"type\": \"" << ops[i].kind
+      << "\", \"compute_unit\": \"NPU\", \"execution_time\": "
+      << std::max(0.0, ops[i].ms * 1e3 * (1.0 + noise_rel * n01(rng))) << "}";
+  o << "]}\n";
   return o.str();
 }
 
@@ -156,7 +172,9 @@ LoopRun run_loop(const LoopSetup& s, uint64_t seed, Strategy strategy) {
 
   for (int step = 0;; ++step) {
     // 3. Recalibrate on everything measured so far; re-select.
-    const auto records = costmodel::combine_repeated_timings(seed_records, db::costmodel_timings(*db, s.device.name, s.device.boundaries, {}));
+    auto records = costmodel::combine_repeated_timings(seed_records, db::costmodel_timings(*db, s.device.name, s.device.boundaries, {}));
+    const auto shares = db::costmodel_op_shares(*db, s.device.name, s.device.boundaries, {});
+    records.insert(records.end(), shares.begin(), shares.end());
     const auto fitted = fitted_predictor(s, records, rules);
     const costmodel::Predictor& predictor = *fitted;
     Evaluator ev(predictor);
@@ -199,10 +217,8 @@ LoopRun run_loop(const LoopSetup& s, uint64_t seed, Strategy strategy) {
     PlanOptions opt;
     opt.already_timed = timed;
     auto plan = plan_measurements(predictor, round.decisions, opt);
-    // The simulated device answers timings and compile checks only: an op-level profile's rows
-    // would go into the database, but the calibration does not fit per-op rows yet, so the loop
-    // does not offer them (to any strategy).
-    std::erase_if(plan, [](const PlannedMeasurement& m) { return m.kind == PlannedMeasurement::Kind::kOpProfile; });
+    if (!s.offer_op_profiles)
+      std::erase_if(plan, [](const PlannedMeasurement& m) { return m.kind == PlannedMeasurement::Kind::kOpProfile; });
     if (plan.empty()) {
       run.log.push_back("no measurement left to take");
       break;
@@ -219,9 +235,14 @@ LoopRun run_loop(const LoopSetup& s, uint64_t seed, Strategy strategy) {
     }
     const PlannedMeasurement& m = plan[pick];
     // 6. The simulated device answers.
-    if (m.kind == PlannedMeasurement::Kind::kTiming) {
-      const double true_ms = truth_ev.evaluate(m.layer, m.variant).prediction.latency_ms;
-      const std::string json = aihub_profile_json(true_ms, s.timing_noise_rel, device_rng);
+    if (m.kind == PlannedMeasurement::Kind::kTiming || m.kind == PlannedMeasurement::Kind::kOpProfile) {
+      // A timing and an op-level profile are the same AI Hub profile job; the op-level one is
+      // read for its per-op rows too (the calibration fits them as op shares).
+      const costmodel::Prediction& truth_p = truth_ev.evaluate(m.layer, m.variant).prediction;
+      const double true_ms = truth_p.latency_ms;
+      const bool per_op = m.kind == PlannedMeasurement::Kind::kOpProfile;
+      const std::string json = aihub_profile_json(true_ms, per_op ? truth_p.ops : std::vector<costmodel::OpCost>{},
+                                                  s.timing_noise_rel, device_rng);
       db::IngestContext ctx;
       ctx.device = s.device.name;
       ctx.model = s.model.name;
@@ -230,8 +251,10 @@ LoopRun run_loop(const LoopSetup& s, uint64_t seed, Strategy strategy) {
       ctx.ctx = m.ctx;
       db::ingest_text(*db, json, "simulated/" + std::to_string(step) + ".json", ctx);
       timed.insert(graph_key(m.layer, m.variant));
-      run.log.push_back("timing " + m.variant.key() + " " + ctx.layer + " ctx " + std::to_string(m.ctx) + ": " +
-                        std::to_string(true_ms) + " ms true");
+      run.log.push_back(std::string(per_op ? "op-profile " : "timing ") + m.variant.key() + " " + ctx.layer + " ctx " +
+                        std::to_string(m.ctx) + ": " + std::to_string(true_ms) + " ms true" +
+                        (per_op ? " (pins " + m.profile_class + ")" : "") + "; valued " + std::to_string(m.value_ms) +
+                        " ms/step");
     } else if (m.kind == PlannedMeasurement::Kind::kCompileOnly) {
       const std::string form = m.legality_question.substr(0, m.legality_question.find(" at "));
       const bool ok = opens(seed, form);

@@ -8,7 +8,8 @@
 // around each prior with its stated relative sd, floored at its physical bound), and a hidden
 // outcome (compiles or not, each with probability 1/2) for every legality question the
 // rules leave open (unknown or contested) at the precision. The first export's graphs are
-// "measured" from the truth (timings with 2% noise; op shares are left out), and the cost model
+// "measured" from the truth (timings with 2% noise; their op shares are left out; an op-level
+// profile the loop asks for later answers with per-op rows, fitted as op shares), and the cost model
 // is calibrated on them alone, so the loop never mixes the real device with a simulated one. The
 // loop decides with what `select` would use: every hypothesis fitted and weighted on the data so
 // far (costmodel/hypotheses.h), so it does not know which structure is true either.
@@ -43,6 +44,9 @@ struct LoopSetup {
   std::string scratch_dir;        // where the simulated profiles and the database go
   bool explain = false;           // log each wrong decision (chosen vs the truth's best) per round
   bool competing_structures = true;  // the truth draws a hypothesis; the loop fits the mixture
+  // Offer op-level profiles of timed graphs (answered with per-op rows the calibration fits as
+  // op shares); off: timings and compile checks only, as before the loop back existed.
+  bool offer_op_profiles = true;
 };
 
 // A decision is right when its chosen graph converts on the truth and its true latency is within

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <fstream>
@@ -182,6 +183,40 @@ TEST_F(DbLoop, CalibrationSavedInTheDatabaseIsUsedAndNamedEverywhere) {
   Result none = layoutx(predict + " --db " + db_ + " --device onnxruntime-cpu");
   EXPECT_EQ(none.status, 2) << none.out;
   EXPECT_TRUE(has(none.out, "holds no calibration for 'onnxruntime-cpu'")) << none.out;
+}
+
+// The op-level profile's loop back: an AI Hub profile of a timed graph with per-op rows (named as
+// QNN's converter names our ops) becomes one op share per cost class in `calibrate --db`, each
+// measured share its class's rows over all rows; a converter-inserted row counts in the whole.
+TEST_F(DbLoop, CalibrateFitsAStoredPerOpProfileAsClassShares) {
+  ingest_shipped();
+  Result ops = layoutx("predict --layer sliding --layout roll --precision fp16 --per-op --json");
+  ASSERT_EQ(ops.status, 0) << ops.out;
+  // Every op 10 us, copies (data_movement) 100 us, plus a 20 us converter-inserted row.
+  std::string detail;
+  double total = 20, copies = 0;
+  for (size_t at = ops.out.find("\"name\": \""); at != std::string::npos; at = ops.out.find("\"name\": \"", at + 1)) {
+    const size_t b = at + 9, e = ops.out.find('"', b);
+    std::string name = "_" + ops.out.substr(b, e - b);
+    std::replace(name.begin(), name.end(), '/', '_');
+    const bool copy = ops.out.compare(ops.out.find("\"class\": \"", e) + 10, 14, "data_movement\"") == 0;
+    const double us = copy ? 100 : 10;
+    total += us;
+    copies += copy ? us : 0;
+    detail += "{\"name\": \"" + name + "\", \"type\": \"x\", \"compute_unit\": \"NPU\", \"execution_time\": " +
+              std::to_string(us) + "}, ";
+  }
+  ASSERT_GT(copies, 0);
+  detail += "{\"name\": \"converted_input_0\", \"type\": \"Convert\", \"compute_unit\": \"NPU\", \"execution_time\": 20}";
+  const std::string json = write("profile.json", "{\"execution_summary\": {\"estimated_inference_time\": 1700}, \"execution_detail\": [" + detail + "]}");
+  Result in = layoutx("ingest " + json + " --device galaxy-s25 --variant roll --layer sliding --ctx 4096 --precision fp16 --db " + db_);
+  ASSERT_EQ(in.status, 0) << in.out;
+  Result cal = layoutx("calibrate --json --no-save --db " + db_);
+  ASSERT_EQ(cal.status, 0) << cal.out;
+  const size_t at = cal.out.find(":data_movement\",\n      \"kind\": \"op_share\"");
+  ASSERT_NE(at, std::string::npos) << cal.out;
+  EXPECT_NEAR(std::stod(cal.out.substr(cal.out.find("\"measured\": ", at) + 12)), copies / total, 1e-6);
+  EXPECT_TRUE(has(cal.out, "\"id\": \"db-op:")) << cal.out;
 }
 
 // next does not propose a graph the database already holds a timing of (besides the device's

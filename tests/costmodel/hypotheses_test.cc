@@ -8,6 +8,9 @@
 #include "costmodel/calibration_report.h"
 #include "costmodel/hypotheses.h"
 #include "costmodel/live_set.h"
+#include "costmodel/measurements.h"
+#include "costmodel/op_level_predictor.h"
+#include "costmodel/op_profile_shares.h"
 #include "model/builder.h"
 #include "model/model_loader.h"
 
@@ -26,6 +29,38 @@ TEST(PseudoBma, EqualDensitiesShareAndADominatedHypothesisGetsLittle) {
   w = pseudo_bma_plus_weights({a, worse});
   EXPECT_GT(w[0], 0.999);
   EXPECT_NEAR(w[0] + w[1], 1.0, 1e-12);
+}
+
+// An op-level profile tells structures apart: a profile of the full ring at w4a16, ctx 4096,
+// as the copies-overlap hypothesis prices it (copies nearly free), adds op shares the
+// copies-priced hypotheses predict worse, so the weight moves toward copies-overlap (the shares
+// count in each hypothesis's elpd, not only in its coefficients).
+TEST(HypothesisWeights, AnOpLevelProfileMovesThemTowardTheStructureThatPredictsIt) {
+  const DeviceSpec dev = load_device_named("galaxy-s25");
+  std::vector<MeasurementRecord> records = load_measurements(device_file(dev.calibration.measurements));
+  auto overlap_weight = [](const HypothesisSet& set) {
+    double w = 0;
+    for (const auto& f : set.fits) w += f.spec.name.find("copies-overlap") != std::string::npos ? f.weight : 0.0;
+    return w;
+  };
+  const HypothesisSet before = fit_hypotheses(records, dev);
+  const HypothesisFit* truth = nullptr;
+  for (const auto& f : before.fits)
+    if (f.spec.name == "stall-2mb/w4-expanded/copies-overlap/softmax-fused") truth = &f;
+  ASSERT_NE(truth, nullptr);
+  MeasurementRecord graph;
+  graph.layer = model::LayerType::kFull;
+  graph.context = 4096;
+  graph.variant = model::parse_variant("ring", {"precision=w4a16"});
+  const Prediction p = OpLevelPredictor(truth->device, truth->report.calibration, RuleSet{}).predict(build_graph(graph));
+  std::vector<ProfiledOp> rows;
+  for (const OpCost& op : p.ops) rows.push_back({op.name, op.ms});
+  const OpProfileShares shares = shares_from_op_profile(graph, rows, "profile", "test", 0.02);
+  ASSERT_GE(shares.shares.size(), 3u);
+  records.insert(records.end(), shares.shares.begin(), shares.shares.end());
+  const HypothesisSet after = fit_hypotheses(records, dev);
+  EXPECT_GT(overlap_weight(after), 10 * overlap_weight(before) + 0.01)
+      << "copies-overlap weight " << overlap_weight(before) << " -> " << overlap_weight(after);
 }
 
 TEST(Mixture, IncludesTheSpreadBetweenComponents) {
