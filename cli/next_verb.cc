@@ -54,23 +54,31 @@ struct Written {
   std::string ingest;  // what to do with what comes back
 };
 
-// Which of the device's hypotheses a timing would tell apart: the two kept hypotheses whose
-// predictions for the graph differ most, when they differ by more than twice a timing's
-// scatter (PlanOptions::timing_rel_sd); "" otherwise, or when the model has no hypotheses.
+// Which of the device's hypotheses a measurement would tell apart: the two kept hypotheses whose
+// figures for what it observes differ most (a timing: the layer's latency; an op-level profile:
+// the time of the class it pins), when they differ by more than twice its scatter
+// (PlanOptions::timing_rel_sd of the latency, or share_sd of the layer's latency); "" otherwise,
+// or when the model has no hypotheses.
 std::string hypotheses_told_apart(const costmodel::Predictor& pr, const PlannedMeasurement& m) {
   const auto* hp = dynamic_cast<const costmodel::HypothesisPredictor*>(&pr);
-  if (!hp || hp->size() < 2 || m.kind != PlannedMeasurement::Kind::kTiming) return "";
+  const bool profile = m.kind == PlannedMeasurement::Kind::kOpProfile;
+  if (!hp || hp->size() < 2 || (m.kind != PlannedMeasurement::Kind::kTiming && !profile)) return "";
   const auto each = hp->predict_each(model::build_layer_graph(m.layer, m.variant));
-  auto lo = std::min_element(each.begin(), each.end(), [](const auto& a, const auto& b) {
-    return a.prediction.latency_ms < b.prediction.latency_ms;
-  });
-  auto hi = std::max_element(each.begin(), each.end(), [](const auto& a, const auto& b) {
-    return a.prediction.latency_ms < b.prediction.latency_ms;
-  });
-  const double noise = explorer::PlanOptions{}.timing_rel_sd * m.predicted_ms;
-  if (hi->prediction.latency_ms - lo->prediction.latency_ms <= 2 * noise) return "";
-  return "; tells apart hypotheses " + lo->name + " (" + fmt(lo->prediction.latency_ms) + " ms) and " + hi->name + " (" +
-         fmt(hi->prediction.latency_ms) + " ms)";
+  auto observed = [&](const costmodel::HypothesisFigure& h) {
+    if (!profile) return h.prediction.latency_ms;
+    double ms = 0;
+    for (const auto& op : h.prediction.ops) ms += op.op_class == m.profile_class ? op.ms : 0.0;
+    return ms;
+  };
+  auto by = [&](const auto& a, const auto& b) { return observed(a) < observed(b); };
+  auto lo = std::min_element(each.begin(), each.end(), by);
+  auto hi = std::max_element(each.begin(), each.end(), by);
+  const explorer::PlanOptions opt;
+  const double noise = (profile ? opt.share_sd : opt.timing_rel_sd) * m.predicted_ms;
+  if (observed(*hi) - observed(*lo) <= 2 * noise) return "";
+  const std::string what = profile ? " ms of " + m.profile_class : " ms";
+  return "; tells apart hypotheses " + lo->name + " (" + fmt(observed(*lo)) + what + ") and " + hi->name + " (" +
+         fmt(observed(*hi)) + what + ")";
 }
 
 // What a measurement settles, in words.
