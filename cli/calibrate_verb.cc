@@ -188,7 +188,14 @@ void add_calibrate_verb(CLI::App& app) {
     if (!args->db.empty()) {
       conn = db::open_existing_database(args->db);
       stored = db::costmodel_timings(*conn, dev.name, dev.boundaries, files);
-      stored_shares = db::costmodel_op_shares(*conn, dev.name, dev.boundaries, files);
+      std::vector<std::string> unmatched;
+      stored_shares = db::costmodel_op_shares(*conn, dev.name, dev.boundaries, files, &unmatched);
+      // Rows no op of their graph matches (a converter-inserted op, or a profile of another
+      // export) still count in their profile's whole; say how many, so a wrong graph shows.
+      if (!unmatched.empty())
+        std::cerr << "layoutx: calibrate: " << unmatched.size() << " per-op profile row" << (unmatched.size() == 1 ? "" : "s")
+                  << " matched no op of the profiled graph; counted only in the profile's total (first: " << unmatched.front()
+                  << ")\n";
       files.push_back(conn->path());
     }
     records = costmodel::combine_repeated_timings(records, stored);

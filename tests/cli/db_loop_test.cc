@@ -217,6 +217,8 @@ TEST_F(DbLoop, CalibrateFitsAStoredPerOpProfileAsClassShares) {
   ASSERT_NE(at, std::string::npos) << cal.out;
   EXPECT_NEAR(std::stod(cal.out.substr(cal.out.find("\"measured\": ", at) + 12)), copies / total, 1e-6);
   EXPECT_TRUE(has(cal.out, "\"id\": \"db-op:")) << cal.out;
+  EXPECT_TRUE(has(cal.out, "1 per-op profile row matched no op of the profiled graph; counted only in the profile's total (first: run 2: converted_input_0)"))
+      << cal.out;
 }
 
 // next does not propose a graph the database already holds a timing of (besides the device's
