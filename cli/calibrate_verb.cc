@@ -14,6 +14,7 @@
 #include "costmodel/calibration.h"
 #include "costmodel/calibration_report.h"
 #include "costmodel/hypotheses.h"
+#include "costmodel/hypotheses_document.h"
 #include "costmodel/device_spec.h"
 #include "costmodel/op_level_predictor.h"
 #include "costmodel/measurements.h"
@@ -41,8 +42,9 @@ struct CalibrateArgs {
 
 std::string pct(double v) { return fmt(100.0 * v, 1) + "%"; }
 
+// db_saved / db_id: the database the verbs' predictor was stored in, and its id ("" if none).
 void print_table(const costmodel::FitReport& rep, const costmodel::DeviceSpec& dev, const std::string& out,
-                 const std::string& db_saved) {
+                 const std::string& db_saved, const std::string& db_id) {
   const costmodel::Calibration& c = rep.calibration;
   std::cout << "fit: " << rep.rows.size() << " measurements, " << c.theta.size() << " coefficients ("
             << fmt(c.effective_parameters, 2) << " effective parameters: trace of the hat matrix)\n\n";
@@ -73,14 +75,16 @@ void print_table(const costmodel::FitReport& rep, const costmodel::DeviceSpec& d
   k.print(std::cout);
   std::cout << "\ncalibration " << c.id << " (data hash " << c.data_hash << ")";
   if (!out.empty()) std::cout << " written to " << out;
-  if (!db_saved.empty()) std::cout << (out.empty() ? "" : " and") << " stored in database " << db_saved;
+  if (!db_saved.empty())
+    std::cout << (out.empty() ? "" : ";") << " stored in database " << db_saved
+              << (db_id == c.id ? "" : " as " + db_id + " (the kept hypotheses, by weight: what --db verbs predict with)");
   if (out.empty() && db_saved.empty()) std::cout << " not saved (--out FILE, --update-shipped or --db DB saves it)";
   std::cout << "\n";
 }
 
 // `extra` adds fields to the document (the hypothesis report), or is empty.
 void print_json(const costmodel::FitReport& rep, const costmodel::DeviceSpec& dev, const std::string& out,
-                const std::string& db_saved, const std::function<void(JsonWriter&)>& extra) {
+                const std::string& db_saved, const std::string& db_id, const std::function<void(JsonWriter&)>& extra) {
   const costmodel::Calibration& c = rep.calibration;
   JsonWriter w(std::cout);
   w.begin_object();
@@ -89,6 +93,7 @@ void print_json(const costmodel::FitReport& rep, const costmodel::DeviceSpec& de
   w.field("device", c.device);
   w.field("written_to", out);
   w.field("stored_in_database", db_saved);
+  w.field("stored_calibration_id", db_id);  // what --db verbs load: the kept hypotheses' mixture
   w.field("effective_parameters", c.effective_parameters);
   w.key("fit").begin_array();
   for (const auto& r : rep.rows) {
@@ -218,19 +223,7 @@ void add_calibrate_verb(CLI::App& app) {
       out = args->update_shipped ? costmodel::device_file(dev.calibration.saved) : args->out;
       costmodel::save_calibration(rep.calibration, &rep, out);
     }
-    // 4b. With --db: store the whole calibration document (predict --db etc. load it back), with its
-    //     id, data hash, provenance and LOO error.
-    std::string db_saved;
-    if (conn && !args->no_save) {
-      const std::string coefficients = costmodel::calibration_document(rep.calibration, &rep);
-      std::string provenance;
-      for (const auto& f : files) provenance += (provenance.empty() ? "" : ", ") + f;
-      db::record_calibration(*conn, rep.calibration.id, dev.name, coefficients, rep.calibration.data_hash,
-                             "fitted on " + provenance + " (" + std::to_string(records.size()) + " records)",
-                             rep.calibration.loo_median);
-      db_saved = conn->path();
-    }
-    // 4c. The device's competing hypotheses, each fitted; saved beside the shipped calibration
+    // 4b. The device's competing hypotheses, each fitted; saved beside the shipped calibration
     //     when that is what is written (--update-shipped, fitted on files alone).
     std::optional<costmodel::HypothesisSet> hyps;
     std::optional<costmodel::CalibrationReport> report;
@@ -243,13 +236,34 @@ void add_calibrate_verb(CLI::App& app) {
         costmodel::save_hypotheses(*hyps, costmodel::hypotheses_source_hash(bytes, dev),
                                    costmodel::device_file(dev.calibration.hypotheses));
     }
+    // 4c. With --db: store the predictor the verbs use, with its id, data hash, provenance and
+    //     LOO error: the kept hypotheses with their weights (costmodel/hypotheses_document.h),
+    //     or for a device without hypotheses the whole calibration document. predict --db etc.
+    //     load it back.
+    std::string db_saved, db_id;
+    if (conn && !args->no_save) {
+      std::string provenance;
+      for (const auto& f : files) provenance += (provenance.empty() ? "" : ", ") + f;
+      provenance = "fitted on " + provenance + " (" + std::to_string(records.size()) + " records)";
+      if (hyp_predictor) {
+        db_id = hyp_predictor->calibration_id();
+        db::record_calibration(*conn, db_id, dev.name, costmodel::hypotheses_document(*hyps), rep.calibration.data_hash,
+                               provenance + ", " + std::to_string(hyp_predictor->size()) + " hypotheses kept",
+                               report->combined.loo.median_abs);
+      } else {
+        db_id = rep.calibration.id;
+        db::record_calibration(*conn, db_id, dev.name, costmodel::calibration_document(rep.calibration, &rep),
+                               rep.calibration.data_hash, provenance, rep.calibration.loo_median);
+      }
+      db_saved = conn->path();
+    }
     // 5. Print.
     if (args->json) {
-      print_json(rep, dev, out, db_saved, [&](JsonWriter& w) {
+      print_json(rep, dev, out, db_saved, db_id, [&](JsonWriter& w) {
         if (hyps) write_hypotheses_json(*hyps, *report, *hyp_predictor, w);
       });
     } else {
-      print_table(rep, dev, out, db_saved);
+      print_table(rep, dev, out, db_saved, db_id);
       if (hyps) print_hypotheses(*hyps, *report, *hyp_predictor, std::cout);
     }
   });

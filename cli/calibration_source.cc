@@ -5,6 +5,7 @@
 #include "costmodel/calibration.h"
 #include "costmodel/op_level_predictor.h"
 #include "costmodel/hypotheses.h"
+#include "costmodel/hypotheses_document.h"
 #include "db/stored_calibration.h"
 #include "support/error.h"
 #include "support/paths.h"
@@ -31,9 +32,11 @@ LoadedPredictor load_predictor(const std::string& device, const std::string& cal
   if (conn) {
     if (auto stored = db::latest_calibration(*conn, dev.name)) {
       const std::string name = conn->path() + ": calibrations/" + stored->id;
+      const std::string source = "database " + conn->path() + " (latest for " + dev.name + ", stored " + stored->created_at + ")";
+      if (costmodel::is_hypotheses_document(stored->document))  // the kept hypotheses, by weight
+        return {costmodel::parse_hypotheses_document(stored->document, name, dev, costmodel::load_device_rules(dev)), dev, source};
       costmodel::Calibration cal = costmodel::parse_calibration(stored->document, name, dev);
-      return {predictor_with(dev, std::move(cal)), dev,
-              "database " + conn->path() + " (latest for " + dev.name + ", stored " + stored->created_at + ")"};
+      return {predictor_with(dev, std::move(cal)), dev, source};
     }
     if (db_required)
       throw Error("--db: " + conn->path() + " holds no calibration for '" + dev.name +

@@ -154,7 +154,9 @@ TEST_F(DbLoop, CalibrationSavedInTheDatabaseIsUsedAndNamedEverywhere) {
   ASSERT_EQ(cal.status, 0) << cal.out;
   EXPECT_TRUE(has(cal.out, "\"stored_in_database\": \"" + db_ + "\"")) << cal.out;
   EXPECT_TRUE(has(cal.out, "(mean of 2)")) << "the two timings of one graph are one measurement\n" << cal.out;
-  const std::string id = cal.out.substr(cal.out.find("\"calibration_id\": \"") + 19, 8);
+  // What the --db verbs load: the kept hypotheses' mixture, stored under its own id.
+  const std::string id = cal.out.substr(cal.out.find("\"stored_calibration_id\": \"") + 26, 8);
+  EXPECT_NE(id, cal.out.substr(cal.out.find("\"calibration_id\": \"") + 19, 8)) << "the base fit is not what is stored";
   Result mine = layoutx(predict + " --db " + db_);
   ASSERT_EQ(mine.status, 0) << mine.out;
   EXPECT_TRUE(has(mine.out, "\"calibration_id\": \"" + id + "\"")) << mine.out;
@@ -162,6 +164,9 @@ TEST_F(DbLoop, CalibrationSavedInTheDatabaseIsUsedAndNamedEverywhere) {
   auto latency = [](const std::string& json) { return std::stod(json.substr(json.find("\"latency_ms\": ") + 14)); };
   EXPECT_GT(latency(mine.out), latency(shipped.out) + 0.1) << "the new measurement moves the prediction toward it";
   EXPECT_LT(latency(mine.out), 4.72);
+  // It is the hypotheses' mixture, as the shipped files give, not the base structure alone.
+  Result each = layoutx("predict --layer full --layout ring --precision fp16 --ctx 8192 --hypotheses --db " + db_);
+  EXPECT_TRUE(has(each.out, "hypotheses (those holding 99% of the weight")) << each.out;
   // Every cost-model verb names the calibration and its source, in text and JSON.
   for (const std::string& verb : {std::string("select --no-fidelity --ctx 4096"), std::string("step --ctx 4096"), std::string("step --sweep-ctx 1024:4096"),
                                   std::string("whatif --no-fidelity --precision w8a16"),

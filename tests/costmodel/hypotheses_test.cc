@@ -7,11 +7,13 @@
 
 #include "costmodel/calibration_report.h"
 #include "costmodel/hypotheses.h"
+#include "costmodel/hypotheses_document.h"
 #include "costmodel/live_set.h"
 #include "costmodel/measurements.h"
 #include "costmodel/op_level_predictor.h"
 #include "costmodel/op_profile_shares.h"
 #include "model/builder.h"
+#include "support/error.h"
 #include "model/model_loader.h"
 
 namespace layoutx::costmodel {
@@ -133,6 +135,30 @@ TEST_F(Combined, EveryHypothesisOfTheProductIsFittedAndTheWeightsSumToOne) {
   }
   EXPECT_NEAR(total, 1.0, 1e-9);
   EXPECT_GT(set_->fits.size(), product);
+}
+
+// What `calibrate --db` stores reads back as the same mixture: same members, weights and id,
+// the same figure; a document naming a hypothesis the device lacks is refused by name.
+TEST_F(Combined, TheStoredHypothesesDocumentReadsBackAsTheSamePredictor) {
+  const RuleSet rules = load_device_rules(*dev_);
+  const auto direct = make_predictor(*set_, rules);
+  const std::string doc = hypotheses_document(*set_);
+  ASSERT_TRUE(is_hypotheses_document(doc));
+  EXPECT_FALSE(is_hypotheses_document(calibration_document(set_->fits[0].report.calibration, nullptr)));
+  const auto back = parse_hypotheses_document(doc, "db", *dev_, rules);
+  EXPECT_EQ(back->calibration_id(), direct->calibration_id());
+  EXPECT_EQ(back->size(), direct->size());
+  const model::ModelSpec m = model::load_model("spark-x2.5-1.7b");
+  const auto g = model::build_layer_graph(m.layer(model::LayerType::kSliding, 4096), model::parse_variant("ring", {"precision=w4a16"}));
+  EXPECT_NEAR(back->predict(g).latency_ms, direct->predict(g).latency_ms, 1e-6);  // the document keeps 9 digits
+  std::string bad = doc;
+  bad.replace(bad.find("name: \"") + 7, 5, "nope-");
+  try {
+    parse_hypotheses_document(bad, "db", *dev_, rules);
+    ADD_FAILURE() << "an unknown hypothesis was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("db: members[0].name: 'nope-"), std::string::npos) << e.what();
+  }
 }
 
 // Stated tolerance of the shipped (combined) model, in-sample: every timing within 3 sd (the

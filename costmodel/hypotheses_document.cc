@@ -1,0 +1,78 @@
+#include "costmodel/hypotheses_document.h"
+
+#include <cstdio>
+#include <sstream>
+
+#include "support/error.h"
+#include "support/yaml_reader.h"
+
+namespace layoutx::costmodel {
+
+namespace {
+
+constexpr const char* kMarker = "hypotheses_document: 1\n";
+
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string hypotheses_document(const HypothesisSet& set, double mass) {
+  std::vector<double> all;
+  for (const HypothesisFit& f : set.fits) all.push_back(f.weight);
+  // The device spec's order, as make_predictor keeps them (the combined id hashes members in order).
+  const std::vector<size_t> kept = kept_hypotheses(all, mass);
+  std::ostringstream o;
+  o << kMarker << "method: " << quoted(set.method) << "\nmembers:\n";
+  for (size_t h : kept) {
+    const HypothesisFit& f = set.fits[h];
+    char w[40];
+    std::snprintf(w, sizeof w, "%.17g", f.weight);  // exact: the combined id hashes the weights
+    o << "  - name: " << quoted(f.spec.name) << "\n    weight: " << w << "\n    calibration: |\n";
+    std::istringstream doc(calibration_document(f.report.calibration, &f.report));
+    for (std::string line; std::getline(doc, line);) o << (line.empty() ? "" : "      " + line) << "\n";
+  }
+  return o.str();
+}
+
+bool is_hypotheses_document(const std::string& text) { return text.rfind(kMarker, 0) == 0; }
+
+std::unique_ptr<HypothesisPredictor> parse_hypotheses_document(const std::string& text, const std::string& name,
+                                                               const DeviceSpec& device, const RuleSet& rules) {
+  ErrorList errors;
+  YAML::Node root = load_yaml_text(text, name);
+  MapReader top(name, root, "", errors);
+  top.integer("hypotheses_document", true, 1, 1);
+  top.string("method", false);
+  YAML::Node list = top.child("members", true);
+  top.finish();
+  errors.throw_if_any();
+  if (!list.IsSequence() || list.size() == 0) throw Error(name + ": members: must be a non-empty list");
+  std::vector<std::string> names;
+  std::vector<double> weights;
+  std::vector<std::unique_ptr<OpLevelPredictor>> members;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string at = "members[" + std::to_string(i) + "]";
+    MapReader m(name, list[i], at, errors);
+    const std::string hyp = m.string("name", true).value_or("");
+    const double weight = m.number("weight", true, 0.0).value_or(0.0);
+    const std::string cal = m.string("calibration", true).value_or("");
+    m.finish();
+    errors.throw_if_any();
+    const HypothesisSpec* spec = nullptr;
+    for (const HypothesisSpec& h : device.hypotheses)
+      if (h.name == hyp) spec = &h;
+    if (!spec) throw Error(name + ": " + at + ".name: '" + hyp + "' is not a hypothesis of " + device.name);
+    DeviceSpec d = with_hypothesis(device, *spec);
+    Calibration c = parse_calibration(cal, name + ": " + at + ".calibration", d);
+    names.push_back(hyp);
+    weights.push_back(weight);
+    members.push_back(std::make_unique<OpLevelPredictor>(std::move(d), std::move(c), rules));
+  }
+  return std::make_unique<HypothesisPredictor>(std::move(names), std::move(weights), std::move(members));
+}
+
+}  // namespace layoutx::costmodel
