@@ -1,23 +1,24 @@
-// The PostgreSQL backend of db/connection.h (libpq). Binds are sent as text with the type left
+// The PostgreSQL backend of db/connection.h (libpq, loaded on first use: db/libpq.h). Binds are sent as text with the type left
 // to the server (it infers each parameter's type from its use); results are read as text.
 // The connection string comes from --db (a libpq URI); libpq also reads PGPASSFILE and the PG*
 // environment. Messages name the database by the URI without its password.
-#include <libpq-fe.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
 #include "db/connection.h"
+#include "db/libpq.h"
 #include "support/error.h"
 
 namespace layoutx::db {
 
 namespace {
 
+const LibPq& pq() { return libpq(); }
+
 // The server's message, one line.
 std::string message(PGconn* c) {
-  std::string m = c ? PQerrorMessage(c) : "out of memory";
+  std::string m = c ? pq().errorMessage(c) : "out of memory";
   while (!m.empty() && (m.back() == '\n' || m.back() == ' ')) m.pop_back();
   for (char& ch : m)
     if (ch == '\n') ch = ' ';
@@ -28,11 +29,11 @@ class PgStatement : public StatementImpl {
  public:
   PgStatement(PGconn* c, const std::string& name, const std::string& sql) : conn_(c), name_(name), sql_(sql) {}
   ~PgStatement() override {
-    PQclear(res_);
+    pq().clear(res_);
     // Free the server-side statement; not inside a failed transaction (nothing runs there until
     // its rollback, which frees nothing of this, so the name is left to the session's end).
-    if (!prepared_.empty() && PQtransactionStatus(conn_) != PQTRANS_INERROR)
-      PQclear(PQexec(conn_, ("DEALLOCATE " + prepared_).c_str()));
+    if (!prepared_.empty() && pq().transactionStatus(conn_) != PQTRANS_INERROR)
+      pq().clear(pq().exec(conn_, ("DEALLOCATE " + prepared_).c_str()));
   }
 
   void bind_int64(int i, int64_t v) override { set(i, std::to_string(v)); }
@@ -55,20 +56,20 @@ class PgStatement : public StatementImpl {
       if (++runs_ == 2) {
         static int counter = 0;
         prepared_ = "layoutx_" + std::to_string(++counter);
-        PGresult* p = PQprepare(conn_, prepared_.c_str(), sql_.c_str(), static_cast<int>(values.size()), nullptr);
-        const bool ok = PQresultStatus(p) == PGRES_COMMAND_OK;
-        PQclear(p);
+        PGresult* p = pq().prepare(conn_, prepared_.c_str(), sql_.c_str(), static_cast<int>(values.size()), nullptr);
+        const bool ok = pq().resultStatus(p) == PGRES_COMMAND_OK;
+        pq().clear(p);
         if (!ok) prepared_.clear();
       }
       res_ = prepared_.empty()
-                 ? PQexecParams(conn_, sql_.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr, nullptr, 0)
-                 : PQexecPrepared(conn_, prepared_.c_str(), static_cast<int>(values.size()), values.data(), nullptr, nullptr, 0);
-      const ExecStatusType st = PQresultStatus(res_);
+                 ? pq().execParams(conn_, sql_.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr, nullptr, 0)
+                 : pq().execPrepared(conn_, prepared_.c_str(), static_cast<int>(values.size()), values.data(), nullptr, nullptr, 0);
+      const ExecStatusType st = pq().resultStatus(res_);
       if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
         std::string m = message(conn_);
-        const char* state = PQresultErrorField(res_, PG_DIAG_SQLSTATE);
+        const char* state = pq().resultErrorField(res_, PG_DIAG_SQLSTATE);
         const bool transient = state && (std::string(state) == "40P01" || std::string(state) == "40001");
-        PQclear(res_);
+        pq().clear(res_);
         res_ = nullptr;
         const std::string what = name_ + ": database error: \"" + sql_.substr(0, 80) + "\": " + m;
         if (transient) throw TransientDbError(what);
@@ -76,19 +77,19 @@ class PgStatement : public StatementImpl {
       }
       row_ = -1;
     }
-    return ++row_ < PQntuples(res_);
+    return ++row_ < pq().ntuples(res_);
   }
   void reset() override {
-    PQclear(res_);
+    pq().clear(res_);
     res_ = nullptr;
     params_.clear();
   }
-  int columns() const override { return res_ ? PQnfields(res_) : 0; }
-  bool is_null(int i) const override { return PQgetisnull(res_, row_, i) != 0; }
-  int64_t int64(int i) const override { return is_null(i) ? 0 : std::strtoll(PQgetvalue(res_, row_, i), nullptr, 10); }
-  double real(int i) const override { return is_null(i) ? 0.0 : std::strtod(PQgetvalue(res_, row_, i), nullptr); }
+  int columns() const override { return res_ ? pq().nfields(res_) : 0; }
+  bool is_null(int i) const override { return pq().getisnull(res_, row_, i) != 0; }
+  int64_t int64(int i) const override { return is_null(i) ? 0 : std::strtoll(pq().getvalue(res_, row_, i), nullptr, 10); }
+  double real(int i) const override { return is_null(i) ? 0.0 : std::strtod(pq().getvalue(res_, row_, i), nullptr); }
   std::string text(int i) const override {
-    return std::string(PQgetvalue(res_, row_, i), static_cast<size_t>(PQgetlength(res_, row_, i)));
+    return std::string(pq().getvalue(res_, row_, i), static_cast<size_t>(pq().getlength(res_, row_, i)));
   }
 
  private:
@@ -112,25 +113,25 @@ class PgStatement : public StatementImpl {
 class PgConnection : public ConnectionImpl {
  public:
   PgConnection(const std::string& uri, Connection::Mode mode, const std::string& name) : name_(name) {
-    conn_ = PQconnectdb(uri.c_str());
-    if (!conn_ || PQstatus(conn_) != CONNECTION_OK) {
+    conn_ = pq().connectdb(uri.c_str());
+    if (!conn_ || pq().status(conn_) != CONNECTION_OK) {
       std::string m = message(conn_);
-      PQfinish(conn_);
+      pq().finish(conn_);
       conn_ = nullptr;
       throw Error(name_ + ": cannot open database: " + m);
     }
     // Notices ("relation already exists, skipping") are not errors; keep them off stderr.
-    PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
+    pq().setNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
     exec("SET client_min_messages = warning");
     if (mode == Connection::Mode::kReadOnly || mode == Connection::Mode::kImmutable)
       exec("SET default_transaction_read_only = on");
   }
-  ~PgConnection() override { PQfinish(conn_); }
+  ~PgConnection() override { pq().finish(conn_); }
 
   void exec(const std::string& sql) override {
-    PGresult* r = PQexec(conn_, sql.c_str());
-    const ExecStatusType st = PQresultStatus(r);
-    PQclear(r);
+    PGresult* r = pq().exec(conn_, sql.c_str());
+    const ExecStatusType st = pq().resultStatus(r);
+    pq().clear(r);
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
       throw Error(name_ + ": database error: " + message(conn_) + " (in: " + sql.substr(0, 80) + ")");
   }
@@ -144,7 +145,7 @@ class PgConnection : public ConnectionImpl {
     return s.int64(0);
   }
   void begin_write() override { exec("BEGIN"); }
-  void rollback_quietly() noexcept override { PQclear(PQexec(conn_, "ROLLBACK")); }
+  void rollback_quietly() noexcept override { pq().clear(pq().exec(conn_, "ROLLBACK")); }
 
  private:
   PGconn* conn_ = nullptr;
