@@ -19,6 +19,11 @@
 
 namespace layoutx::costmodel {
 
+// Absolute standard deviation of a share read off a per-op profile: the shipped measurement
+// file's noise.share_sd. `calibrate --db` gives it to each share, and `next` values an op-level
+// profile with the same scatter (PlanOptions::share_sd).
+inline constexpr double kOpProfileShareSd = 0.02;
+
 struct ProfiledOp {
   std::string name;  // as the profile names it
   double ms = 0;     // execution time (any unit: only ratios are used)

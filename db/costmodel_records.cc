@@ -111,7 +111,8 @@ std::vector<costmodel::MeasurementRecord> costmodel_op_shares(Connection& c, con
   auto flush = [&] {
     if (run < 0) return;
     const std::string id = "db-op:" + std::to_string(run);
-    auto s = costmodel::shares_from_op_profile(graph, rows, id, c.path() + ": op_measurements of run " + std::to_string(run), kDbShareSd);
+    auto s = costmodel::shares_from_op_profile(graph, rows, id, c.path() + ": op_measurements of run " + std::to_string(run),
+                                                costmodel::kOpProfileShareSd);
     out.insert(out.end(), s.shares.begin(), s.shares.end());
     if (unmatched)
       for (const auto& n : s.unmatched) unmatched->push_back("run " + std::to_string(run) + ": " + n);

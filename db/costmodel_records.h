@@ -15,9 +15,6 @@ namespace layoutx::db {
 // Relative standard deviation given to a timing from the database: the shipped measurement
 // file's noise.timing_rel_sd (AI Hub profiles of one graph repeat within a few percent).
 inline constexpr double kDbTimingRelSd = 0.02;
-// Absolute standard deviation of an op share read off a stored per-op profile: the shipped
-// measurement file's noise.share_sd (and `next`'s PlanOptions::share_sd, which values them).
-inline constexpr double kDbShareSd = 0.02;
 
 // Layer timings of `device` whose boundary is one of `boundaries` (the device spec's: which profile
 // timing is the layer's), one per (model, layer, ctx, cache entries, variant), skipping runs whose content hash equals a

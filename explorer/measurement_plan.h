@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/op_profile_shares.h"
 #include "costmodel/predictor.h"
 #include "explorer/selection.h"
 
@@ -57,8 +58,9 @@ struct PlanOptions {
   double p_compiles_unknown = 0.5;    // stated prior: never tried
   // Scatter of one op class's share of a layer in a per-op profile (absolute, of the layer's
   // time). A stated prior: profile shares of one build move by a point or two between runs, and
-  // attributing an op's time (threads overlap on the HTP) is coarser than that.
-  double share_sd = 0.02;
+  // attributing an op's time (threads overlap on the HTP) is coarser than that. The same sd
+  // calibrate --db gives the shares it reads off such a profile.
+  double share_sd = costmodel::kOpProfileShareSd;
   // Graphs already timed in the data the belief was fitted on (graph_key): not proposed again.
   std::set<std::string> already_timed;
 };
