@@ -274,21 +274,19 @@ Prediction HypothesisPredictor::combine(std::vector<Prediction>& each, const std
   // order (ops another hypothesis has alone are appended); sums to latency_ms.
   p.ops = std::move(each.front().ops);
   for (OpCost& c : p.ops) c.ms *= weights.front();
-  std::map<std::string, size_t> at;  // built only when a hypothesis lowers differently
   for (size_t h = 1; h < each.size(); ++h) {
-    const std::vector<OpCost>& ops = each[h].ops;
-    bool aligned = ops.size() == p.ops.size();
-    for (size_t i = 0; aligned && i < ops.size(); ++i) aligned = ops[i].name == p.ops[i].name;
-    if (aligned) {
-      for (size_t i = 0; i < ops.size(); ++i) p.ops[i].ms += weights[h] * ops[i].ms;
-      continue;
-    }
-    if (at.empty())
-      for (size_t i = 0; i < p.ops.size(); ++i) at.emplace(p.ops[i].name, i);
-    for (const OpCost& c : ops) {
-      auto [it, fresh] = at.emplace(c.name, p.ops.size());
-      if (fresh) p.ops.push_back({c.name, c.kind, c.op_class, 0.0});
-      p.ops[it->second].ms += weights[h] * c.ms;
+    // Both lists are in the graph's op order (a folded softmax is one op named as its first),
+    // so each op is looked for from just after the previous match, then from the start.
+    size_t next = 0;
+    for (const OpCost& c : each[h].ops) {
+      size_t at = p.ops.size();
+      for (size_t k = next; k < p.ops.size() && at == p.ops.size(); ++k)
+        if (p.ops[k].name == c.name) at = k;
+      for (size_t k = 0; k < next && at == p.ops.size(); ++k)
+        if (p.ops[k].name == c.name) at = k;
+      if (at == p.ops.size()) p.ops.push_back({c.name, c.kind, c.op_class, 0.0});
+      p.ops[at].ms += weights[h] * c.ms;
+      next = at + 1;
     }
   }
   return p;

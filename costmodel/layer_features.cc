@@ -16,18 +16,21 @@ bool is_explicit_softmax_op(const LoweredOp& op) {
 // The converter folding max/sub/exp/sum/div into one Softmax: the run of explicit softmax ops
 // becomes one op of class softmax that executes all their vertices.
 void fuse_explicit_softmax(std::vector<LoweredOp>& ops) {
-  std::vector<LoweredOp> out;
-  out.reserve(ops.size());
-  for (LoweredOp& op : ops) {
-    if (is_explicit_softmax_op(op) && !out.empty() && out.back().op_class == OpClass::kSoftmax &&
-        out.back().name.rfind("attn/softmax/", 0) == 0) {
-      out.back().vertices.insert(out.back().vertices.end(), op.vertices.begin(), op.vertices.end());
+  // In place: ops[0, kept) are the result so far (no second vector: this runs for every graph
+  // with an explicit softmax that the explorer prices).
+  size_t kept = 0;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    LoweredOp& op = ops[i];
+    if (is_explicit_softmax_op(op) && kept > 0 && ops[kept - 1].op_class == OpClass::kSoftmax &&
+        ops[kept - 1].name.rfind("attn/softmax/", 0) == 0) {
+      ops[kept - 1].vertices.insert(ops[kept - 1].vertices.end(), op.vertices.begin(), op.vertices.end());
       continue;
     }
     if (is_explicit_softmax_op(op)) op.op_class = OpClass::kSoftmax;
-    out.push_back(std::move(op));
+    if (kept != i) ops[kept] = std::move(op);
+    ++kept;
   }
-  ops = std::move(out);
+  ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(kept), ops.end());
 }
 
 }  // namespace
