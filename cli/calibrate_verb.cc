@@ -188,13 +188,10 @@ void add_calibrate_verb(CLI::App& app) {
     //     Per-op profiles of timed graphs (what `next` proposes as op-level profiles) add one op
     //     share per cost class and profile.
     std::unique_ptr<db::Connection> conn;
-    std::vector<costmodel::RepeatedTiming> stored;
-    std::vector<costmodel::MeasurementRecord> stored_shares;
     if (!args->db.empty()) {
       conn = db::open_existing_database(args->db);
-      stored = db::costmodel_timings(*conn, dev.name, dev.boundaries, files);
       std::vector<std::string> unmatched;
-      stored_shares = db::costmodel_op_shares(*conn, dev.name, dev.boundaries, files, &unmatched);
+      records = db::with_database_records(*conn, dev.name, dev.boundaries, files, records, &unmatched);
       // Rows no op of their graph matches (a converter-inserted op, or a profile of another
       // export) still count in their profile's whole; say how many, so a wrong graph shows.
       if (!unmatched.empty())
@@ -202,9 +199,9 @@ void add_calibrate_verb(CLI::App& app) {
                   << " matched no op of the profiled graph; counted only in the profile's total (first: " << unmatched.front()
                   << ")\n";
       files.push_back(conn->path());
+    } else {
+      records = costmodel::combine_repeated_timings(records, {});
     }
-    records = costmodel::combine_repeated_timings(records, stored);
-    records.insert(records.end(), stored_shares.begin(), stored_shares.end());
     // 2. Records from several files must still agree on their graphs and ids.
     costmodel::check_against_graphs(records);
     // 3. Fit, per-measurement residuals, leave-one-out (files under the config dir are

@@ -81,10 +81,7 @@ ReplayReport replay(const HypothesisSet& set, const std::vector<MeasurementRecor
   for (const HypothesisFit& f : set.fits) {
     // Weight and model error: this hypothesis's LOO within the first export.
     const HeldOut ho = held_out(first, f.device, first_timings, first_masks);
-    std::vector<double> pointwise = ho.lpd;
-    const std::vector<double> shares = share_lpd(first, f.device);
-    pointwise.insert(pointwise.end(), shares.begin(), shares.end());
-    lpd.push_back(pointwise);
+    lpd.push_back(pointwise_lpd(ho, first, f.device));
     SubsetFits fit = fit_subsets(records, f.device, {use});
     double sq = 0;
     for (double e : ho.rel_error) sq += e * e;

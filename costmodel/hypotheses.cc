@@ -150,6 +150,14 @@ std::vector<double> share_lpd(const std::vector<MeasurementRecord>& records, con
   return lpd;
 }
 
+std::vector<double> pointwise_lpd(const HeldOut& timings, const std::vector<MeasurementRecord>& records,
+                                  const DeviceSpec& device) {
+  std::vector<double> out = timings.lpd;
+  const std::vector<double> shares = share_lpd(records, device);
+  out.insert(out.end(), shares.begin(), shares.end());
+  return out;
+}
+
 std::vector<double> pseudo_bma_plus_weights(const std::vector<std::vector<double>>& lpd, int draws, uint64_t seed) {
   const size_t H = lpd.size();
   std::vector<double> w(H, 0.0);
@@ -200,9 +208,7 @@ HypothesisSet fit_hypotheses(const std::vector<MeasurementRecord>& records, cons
     f.report = calibrate(records, f.device, data_files);
     f.loo = held_out(records, f.device, timings, masks);
     f.group_loo = held_out(records, f.device, timings, group_masks);
-    std::vector<double> pointwise = f.loo.lpd;
-    const std::vector<double> shares = share_lpd(records, f.device);
-    pointwise.insert(pointwise.end(), shares.begin(), shares.end());
+    const std::vector<double> pointwise = pointwise_lpd(f.loo, records, f.device);
     f.elpd = std::accumulate(pointwise.begin(), pointwise.end(), 0.0);
     lpd.push_back(pointwise);
     set.fits.push_back(std::move(f));

@@ -68,6 +68,10 @@ HeldOut held_out(const std::vector<MeasurementRecord>& records, const DeviceSpec
 // the coefficient part, the share's own sd and a model error (the rms LOO error of the other
 // shares). Empty when there are no shares.
 std::vector<double> share_lpd(const std::vector<MeasurementRecord>& records, const DeviceSpec& device);
+// What the weights are computed from: the timings' LOO densities (`timings`, fitted with the
+// same `records` and `device`) followed by the shares' (share_lpd).
+std::vector<double> pointwise_lpd(const HeldOut& timings, const std::vector<MeasurementRecord>& records,
+                                  const DeviceSpec& device);
 // The masks of ordinary and group leave-one-out (timings: indices of the layer timings).
 std::vector<std::vector<bool>> loo_masks(const std::vector<MeasurementRecord>& records,
                                          const std::vector<size_t>& timings, bool group_twins);

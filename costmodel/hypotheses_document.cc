@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "support/error.h"
+#include "support/json_writer.h"
 #include "support/yaml_reader.h"
 
 namespace layoutx::costmodel {
@@ -12,11 +13,8 @@ namespace {
 
 constexpr const char* kMarker = "hypotheses_document: 1\n";
 
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-  return out + "\"";
-}
+// A YAML double-quoted scalar (a JSON string is one).
+std::string quoted(const std::string& s) { return "\"" + JsonWriter::escape(s) + "\""; }
 
 }  // namespace
 

@@ -45,6 +45,11 @@ struct RunFilter {
   }
 };
 
+// The joins from a layer measurement `l` to its run `r`, device `d`, model `m` and variant `v`.
+constexpr const char* kGraphJoins =
+    "JOIN measurement_runs r ON r.id = l.run_id JOIN devices d ON d.id = l.device_id "
+    "JOIN models m ON m.id = l.model_id JOIN variants v ON v.id = l.variant_id ";
+
 // Model, layer type, ctx, cache entries and variant key from columns [at, at + 5).
 void read_graph(Statement& q, int at, costmodel::MeasurementRecord& rec) {
   rec.model = q.text(at);
@@ -64,10 +69,8 @@ std::vector<costmodel::RepeatedTiming> costmodel_timings(Connection& c, const st
   // Per graph: count, mean and sum of squares of the device's timings at the calibrated
   // boundaries, in one pass over the rows (linear in rows; the fit then sees one row a graph).
   auto q = c.prepare(
-      "SELECT min(l.id), m.name, l.layer_type, l.ctx, l.cache_entries, v.key, count(*), avg(l.ms), sum(l.ms * l.ms) "
-      "FROM layer_measurements l JOIN measurement_runs r ON r.id = l.run_id JOIN devices d ON d.id = l.device_id "
-      "JOIN models m ON m.id = l.model_id JOIN variants v ON v.id = l.variant_id "
-      "WHERE " + filter.sql() + " AND l.ms > 0 GROUP BY m.name, l.layer_type, l.ctx, l.cache_entries, v.key ORDER BY min(l.id)");
+      std::string("SELECT min(l.id), m.name, l.layer_type, l.ctx, l.cache_entries, v.key, count(*), avg(l.ms), sum(l.ms * l.ms) "
+                  "FROM layer_measurements l ") + kGraphJoins + "WHERE " + filter.sql() + " AND l.ms > 0 GROUP BY m.name, l.layer_type, l.ctx, l.cache_entries, v.key ORDER BY min(l.id)");
   filter.bind(q);
   std::vector<costmodel::RepeatedTiming> out;
   while (q.step()) {
@@ -97,11 +100,9 @@ std::vector<costmodel::MeasurementRecord> costmodel_op_shares(Connection& c, con
   // One row per (run, op name): the op's time summed over the run's inferences (a share is a
   // ratio within the run, so sums serve as well as means).
   auto q = c.prepare(
-      "SELECT o.run_id, m.name, l.layer_type, l.ctx, l.cache_entries, v.key, o.op_name, sum(o.ms) "
-      "FROM op_measurements o JOIN layer_measurements l ON l.id = o.layer_measurement_id "
-      "JOIN measurement_runs r ON r.id = o.run_id JOIN devices d ON d.id = l.device_id "
-      "JOIN models m ON m.id = l.model_id JOIN variants v ON v.id = l.variant_id "
-      "WHERE " + filter.sql() + " AND o.ms IS NOT NULL AND l.ms > 0 "
+      std::string("SELECT o.run_id, m.name, l.layer_type, l.ctx, l.cache_entries, v.key, o.op_name, sum(o.ms) "
+                  "FROM op_measurements o JOIN layer_measurements l ON l.id = o.layer_measurement_id ") +
+      kGraphJoins + "WHERE " + filter.sql() + " AND o.ms IS NOT NULL AND l.ms > 0 "
       "GROUP BY o.run_id, m.name, l.layer_type, l.ctx, l.cache_entries, v.key, o.op_name ORDER BY o.run_id, min(o.id)");
   filter.bind(q);
   std::vector<costmodel::MeasurementRecord> out;
@@ -128,6 +129,18 @@ std::vector<costmodel::MeasurementRecord> costmodel_op_shares(Connection& c, con
     rows.push_back({q.text(6), q.real(7)});
   }
   flush();
+  return out;
+}
+
+std::vector<costmodel::MeasurementRecord> with_database_records(Connection& c, const std::string& device,
+                                                                const std::vector<std::string>& boundaries,
+                                                                const std::vector<std::string>& files_in_use,
+                                                                const std::vector<costmodel::MeasurementRecord>& records,
+                                                                std::vector<std::string>* unmatched) {
+  std::vector<costmodel::MeasurementRecord> out =
+      costmodel::combine_repeated_timings(records, costmodel_timings(c, device, boundaries, files_in_use));
+  const auto shares = costmodel_op_shares(c, device, boundaries, files_in_use, unmatched);
+  out.insert(out.end(), shares.begin(), shares.end());
   return out;
 }
 

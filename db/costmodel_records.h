@@ -36,4 +36,13 @@ std::vector<costmodel::MeasurementRecord> costmodel_op_shares(Connection& c, con
                                                                const std::vector<std::string>& files_in_use,
                                                                std::vector<std::string>* unmatched = nullptr);
 
+// What a fit on files and this database sees: `records` (from files) with the database's timings
+// combined in (costmodel::combine_repeated_timings) and its op shares appended, under the rules
+// above. `calibrate --db` and the simulated loop both read the database through this.
+std::vector<costmodel::MeasurementRecord> with_database_records(Connection& c, const std::string& device,
+                                                                const std::vector<std::string>& boundaries,
+                                                                const std::vector<std::string>& files_in_use,
+                                                                const std::vector<costmodel::MeasurementRecord>& records,
+                                                                std::vector<std::string>* unmatched = nullptr);
+
 }  // namespace layoutx::db

@@ -14,11 +14,9 @@ namespace layoutx::db {
 
 namespace {
 
-const LibPq& pq() { return libpq(); }
-
 // The server's message, one line.
 std::string message(PGconn* c) {
-  std::string m = c ? pq().errorMessage(c) : "out of memory";
+  std::string m = c ? libpq().errorMessage(c) : "out of memory";
   while (!m.empty() && (m.back() == '\n' || m.back() == ' ')) m.pop_back();
   for (char& ch : m)
     if (ch == '\n') ch = ' ';
@@ -29,11 +27,11 @@ class PgStatement : public StatementImpl {
  public:
   PgStatement(PGconn* c, const std::string& name, const std::string& sql) : conn_(c), name_(name), sql_(sql) {}
   ~PgStatement() override {
-    pq().clear(res_);
+    libpq().clear(res_);
     // Free the server-side statement; not inside a failed transaction (nothing runs there until
     // its rollback, which frees nothing of this, so the name is left to the session's end).
-    if (!prepared_.empty() && pq().transactionStatus(conn_) != PQTRANS_INERROR)
-      pq().clear(pq().exec(conn_, ("DEALLOCATE " + prepared_).c_str()));
+    if (!prepared_.empty() && libpq().transactionStatus(conn_) != PQTRANS_INERROR)
+      libpq().clear(libpq().exec(conn_, ("DEALLOCATE " + prepared_).c_str()));
   }
 
   void bind_int64(int i, int64_t v) override { set(i, std::to_string(v)); }
@@ -56,20 +54,20 @@ class PgStatement : public StatementImpl {
       if (++runs_ == 2) {
         static int counter = 0;
         prepared_ = "layoutx_" + std::to_string(++counter);
-        PGresult* p = pq().prepare(conn_, prepared_.c_str(), sql_.c_str(), static_cast<int>(values.size()), nullptr);
-        const bool ok = pq().resultStatus(p) == PGRES_COMMAND_OK;
-        pq().clear(p);
+        PGresult* p = libpq().prepare(conn_, prepared_.c_str(), sql_.c_str(), static_cast<int>(values.size()), nullptr);
+        const bool ok = libpq().resultStatus(p) == PGRES_COMMAND_OK;
+        libpq().clear(p);
         if (!ok) prepared_.clear();
       }
       res_ = prepared_.empty()
-                 ? pq().execParams(conn_, sql_.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr, nullptr, 0)
-                 : pq().execPrepared(conn_, prepared_.c_str(), static_cast<int>(values.size()), values.data(), nullptr, nullptr, 0);
-      const ExecStatusType st = pq().resultStatus(res_);
+                 ? libpq().execParams(conn_, sql_.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr, nullptr, 0)
+                 : libpq().execPrepared(conn_, prepared_.c_str(), static_cast<int>(values.size()), values.data(), nullptr, nullptr, 0);
+      const ExecStatusType st = libpq().resultStatus(res_);
       if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
         std::string m = message(conn_);
-        const char* state = pq().resultErrorField(res_, PG_DIAG_SQLSTATE);
+        const char* state = libpq().resultErrorField(res_, PG_DIAG_SQLSTATE);
         const bool transient = state && (std::string(state) == "40P01" || std::string(state) == "40001");
-        pq().clear(res_);
+        libpq().clear(res_);
         res_ = nullptr;
         const std::string what = name_ + ": database error: \"" + sql_.substr(0, 80) + "\": " + m;
         if (transient) throw TransientDbError(what);
@@ -77,19 +75,19 @@ class PgStatement : public StatementImpl {
       }
       row_ = -1;
     }
-    return ++row_ < pq().ntuples(res_);
+    return ++row_ < libpq().ntuples(res_);
   }
   void reset() override {
-    pq().clear(res_);
+    libpq().clear(res_);
     res_ = nullptr;
     params_.clear();
   }
-  int columns() const override { return res_ ? pq().nfields(res_) : 0; }
-  bool is_null(int i) const override { return pq().getisnull(res_, row_, i) != 0; }
-  int64_t int64(int i) const override { return is_null(i) ? 0 : std::strtoll(pq().getvalue(res_, row_, i), nullptr, 10); }
-  double real(int i) const override { return is_null(i) ? 0.0 : std::strtod(pq().getvalue(res_, row_, i), nullptr); }
+  int columns() const override { return res_ ? libpq().nfields(res_) : 0; }
+  bool is_null(int i) const override { return libpq().getisnull(res_, row_, i) != 0; }
+  int64_t int64(int i) const override { return is_null(i) ? 0 : std::strtoll(libpq().getvalue(res_, row_, i), nullptr, 10); }
+  double real(int i) const override { return is_null(i) ? 0.0 : std::strtod(libpq().getvalue(res_, row_, i), nullptr); }
   std::string text(int i) const override {
-    return std::string(pq().getvalue(res_, row_, i), static_cast<size_t>(pq().getlength(res_, row_, i)));
+    return std::string(libpq().getvalue(res_, row_, i), static_cast<size_t>(libpq().getlength(res_, row_, i)));
   }
 
  private:
@@ -113,25 +111,25 @@ class PgStatement : public StatementImpl {
 class PgConnection : public ConnectionImpl {
  public:
   PgConnection(const std::string& uri, Connection::Mode mode, const std::string& name) : name_(name) {
-    conn_ = pq().connectdb(uri.c_str());
-    if (!conn_ || pq().status(conn_) != CONNECTION_OK) {
+    conn_ = libpq().connectdb(uri.c_str());
+    if (!conn_ || libpq().status(conn_) != CONNECTION_OK) {
       std::string m = message(conn_);
-      pq().finish(conn_);
+      libpq().finish(conn_);
       conn_ = nullptr;
       throw Error(name_ + ": cannot open database: " + m);
     }
     // Notices ("relation already exists, skipping") are not errors; keep them off stderr.
-    pq().setNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
+    libpq().setNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
     exec("SET client_min_messages = warning");
     if (mode == Connection::Mode::kReadOnly || mode == Connection::Mode::kImmutable)
       exec("SET default_transaction_read_only = on");
   }
-  ~PgConnection() override { pq().finish(conn_); }
+  ~PgConnection() override { libpq().finish(conn_); }
 
   void exec(const std::string& sql) override {
-    PGresult* r = pq().exec(conn_, sql.c_str());
-    const ExecStatusType st = pq().resultStatus(r);
-    pq().clear(r);
+    PGresult* r = libpq().exec(conn_, sql.c_str());
+    const ExecStatusType st = libpq().resultStatus(r);
+    libpq().clear(r);
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
       throw Error(name_ + ": database error: " + message(conn_) + " (in: " + sql.substr(0, 80) + ")");
   }
@@ -145,7 +143,7 @@ class PgConnection : public ConnectionImpl {
     return s.int64(0);
   }
   void begin_write() override { exec("BEGIN"); }
-  void rollback_quietly() noexcept override { pq().clear(pq().exec(conn_, "ROLLBACK")); }
+  void rollback_quietly() noexcept override { libpq().clear(libpq().exec(conn_, "ROLLBACK")); }
 
  private:
   PGconn* conn_ = nullptr;

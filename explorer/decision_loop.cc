@@ -172,9 +172,7 @@ LoopRun run_loop(const LoopSetup& s, uint64_t seed, Strategy strategy) {
 
   for (int step = 0;; ++step) {
     // 3. Recalibrate on everything measured so far; re-select.
-    auto records = costmodel::combine_repeated_timings(seed_records, db::costmodel_timings(*db, s.device.name, s.device.boundaries, {}));
-    const auto shares = db::costmodel_op_shares(*db, s.device.name, s.device.boundaries, {});
-    records.insert(records.end(), shares.begin(), shares.end());
+    const auto records = db::with_database_records(*db, s.device.name, s.device.boundaries, {}, seed_records);
     const auto fitted = fitted_predictor(s, records, rules);
     const costmodel::Predictor& predictor = *fitted;
     Evaluator ev(predictor);

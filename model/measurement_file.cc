@@ -3,8 +3,6 @@
 #include "model/design_space.h"
 #include "support/yaml_reader.h"
 
-#include <set>
-
 namespace layoutx::model {
 
 namespace {
@@ -82,15 +80,13 @@ std::string read_layer(MapReader& r, bool allow_any) {
 }
 
 // `{form: ring (roll's attention, returns the new entry only), result: ok}`: YAML reads the text
-// after the comma as a key with no value. Such keys (null value, not a key of the record) are
-// joined back onto `text` in document order, marked allowed, and reported as a warning.
+// after the comma as a key with no value. Such keys (left unread by the record's reader, null
+// value) are joined back onto `text` in document order, marked allowed, and reported as a
+// warning. Call after every other key of the record was read.
 void join_split_prose(MapReader& r, std::string& text, std::vector<std::string>& warnings) {
-  static const std::set<std::string> kCompileKeys = {"precision", "form", "variant", "result", "exit_code", "message"};
   std::string joined;
-  for (const auto& kv : r.node()) {
-    if (!kv.first.IsScalar() || !kv.second.IsNull()) continue;
-    const std::string key = kv.first.Scalar();
-    if (kCompileKeys.count(key)) continue;
+  for (const std::string& key : r.unread_keys()) {
+    if (!r.node()[key].IsNull()) continue;
     joined += ", " + key;
     r.allow(key);
   }
@@ -226,7 +222,6 @@ MeasurementDocument read_measurement_document(const YAML::Node& root, const std:
       }
     }
     c.form = r.string("form", false).value_or("");
-    if (!c.form.empty()) join_split_prose(r, c.form, doc.warnings);
     if (auto key = r.string("variant", false)) {
       try {
         c.variant_key = parse_variant(*key).key();
@@ -239,6 +234,7 @@ MeasurementDocument read_measurement_document(const YAML::Node& root, const std:
       r.error("result", "must be ok, fail or contested, got \"" + c.result + "\"");
     if (auto code = r.integer("exit_code", false, -255, 255)) c.exit_code = static_cast<int>(*code);
     c.message = r.string("message", false).value_or("");
+    if (!c.form.empty()) join_split_prose(r, c.form, doc.warnings);  // last: every key of the record was read
   });
 
   // Parity results are the parity verb's: allowed, not read.

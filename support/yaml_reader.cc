@@ -149,6 +149,14 @@ std::optional<bool> MapReader::boolean(std::string_view key, bool required) {
 
 YAML::Node MapReader::child(std::string_view key, bool required) { return get(key, required); }
 
+std::vector<std::string> MapReader::unread_keys() const {
+  std::vector<std::string> out;
+  if (!is_map_) return out;
+  for (auto it = node_.begin(); it != node_.end(); ++it)
+    if (!known_.count(it->first.Scalar())) out.push_back(it->first.Scalar());
+  return out;
+}
+
 void MapReader::finish() {
   if (!is_map_) return;
   for (auto it = node_.begin(); it != node_.end(); ++it) {

@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "support/error.h"
 
@@ -45,7 +46,9 @@ class MapReader {
   YAML::Node child(std::string_view key, bool required);
   // Marks a key as allowed without reading it.
   void allow(std::string_view key) { known_.insert(std::string(key)); }
-  // Reports unknown keys. Call once after all accessors.
+  // Keys no accessor asked for (and not allowed) so far, in document order.
+  std::vector<std::string> unread_keys() const;
+  // Reports unknown keys (unread_keys). Call once after all accessors.
   void finish();
 
   // Dotted path of a key in this map, for messages.
