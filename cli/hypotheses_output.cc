@@ -118,9 +118,10 @@ void print_hypotheses(const costmodel::HypothesisSet& set, const costmodel::Cali
     r.add({row.id, fmt(row.measured_ms, 3), fmt(row.predicted_ms, 3),
            "[" + fmt(row.low_ms, 3) + ", " + fmt(row.high_ms, 3) + "]", pct(row.predicted_ms / row.measured_ms - 1)});
   r.print(out);
-  Table d({"difference", "from", "to", "measured", "predicted", "sign"});
+  Table d({"difference", "from", "to", "measured", "predicted", "90% interval", "sign", "P(measured sign)"});
   for (const auto& x : rep.replay.differences)
-    d.add({x.what, x.a, x.b, pct(x.measured), pct(x.predicted), (x.measured > 0) == (x.predicted > 0) ? "right" : "WRONG"});
+    d.add({x.what, x.a, x.b, pct(x.measured), pct(x.predicted), "[" + pct(x.low) + ", " + pct(x.high) + "]",
+           (x.measured > 0) == (x.predicted > 0) ? "right" : "WRONG", fmt(x.p_measured_sign, 2)});
   d.print(out);
   out << "per hypothesis (replay weights";
   out << "; rows with replay weight >= 0.001 or the base):\n";
@@ -234,6 +235,9 @@ void write_hypotheses_json(const costmodel::HypothesisSet& set, const costmodel:
     w.field("to", d.b);
     w.field("measured", d.measured);
     w.field("predicted", d.predicted);
+    w.field("low", d.low);
+    w.field("high", d.high);
+    w.field("p_measured_sign", d.p_measured_sign);
     w.end_object();
   }
   w.end_array();

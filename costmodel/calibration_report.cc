@@ -70,6 +70,34 @@ ReplayReport replay(const HypothesisSet& set, const std::vector<MeasurementRecor
   std::vector<size_t> targets;
   for (size_t i = 0; i < records.size(); ++i)
     if (second(records[i]) && records[i].kind == MeasurementRecord::Kind::kLayerTime) targets.push_back(i);
+  // The design history's differences: each second-export timing against the record it changed
+  // one axis of (score-join vs roll at the same layer and precision; tanh vs erf score-join).
+  auto find = [&](auto pred) -> int {
+    for (size_t i = 0; i < records.size(); ++i)
+      if (records[i].kind == MeasurementRecord::Kind::kLayerTime && pred(records[i])) return static_cast<int>(i);
+    return -1;
+  };
+  std::vector<std::tuple<size_t, size_t, std::string>> pairs;  // (a, b, what)
+  for (size_t i : targets) {
+    const MeasurementRecord& b = records[i];
+    int a = -1;
+    std::string what;
+    if (b.variant.gelu() == model::GeluForm::kTanh) {
+      a = find([&](const MeasurementRecord& m) {
+        model::Variant v = b.variant;
+        v.set(model::GeluForm::kErf);
+        return m.layer == b.layer && m.context == b.context && m.variant == v;
+      });
+      what = "gelu erf -> tanh";
+    } else {
+      a = find([&](const MeasurementRecord& m) {
+        return m.layer == b.layer && m.context == b.context && m.variant.join() == model::Join::kKeys &&
+               m.variant.precision() == b.variant.precision();
+      });
+      what = "roll -> score-join";
+    }
+    if (a >= 0) pairs.emplace_back(static_cast<size_t>(a), i, what);
+  }
   // The weights on the first export alone: its LOO densities (timings and shares).
   std::vector<size_t> first_timings;
   for (size_t i = 0; i < first.size(); ++i)
@@ -78,6 +106,7 @@ ReplayReport replay(const HypothesisSet& set, const std::vector<MeasurementRecor
   std::vector<std::vector<double>> lpd;
   std::vector<std::vector<double>> mu_all, sd_all;  // [h][target]
   std::vector<std::vector<double>> pred_by_record;  // [h][record]: the first-export fit's prediction of every record
+  std::vector<std::vector<double>> diff_sd_ms;      // [h][pair]: sd of the pair's predicted difference (ms)
   for (const HypothesisFit& f : set.fits) {
     // Weight and model error: this hypothesis's LOO within the first export.
     const HeldOut ho = held_out(first, f.device, first_timings, first_masks);
@@ -97,6 +126,14 @@ ReplayReport replay(const HypothesisSet& set, const std::vector<MeasurementRecor
     }
     mu_all.push_back(mu);
     sd_all.push_back(sd);
+    std::vector<double> dsd;
+    for (const auto& [ia, ib, what] : pairs) {
+      const Eigen::VectorXd d = fit.layer_rows[ib] - fit.layer_rows[ia];
+      const double coef = std::max(0.0, d.dot(fit.covariance[0] * d)) / 1e6;
+      const double model = model_rel * (all[ib] - all[ia]);
+      dsd.push_back(std::sqrt(coef + model * model));
+    }
+    diff_sd_ms.push_back(dsd);
     pred_by_record.push_back(all);
   }
   r.weights = pseudo_bma_plus_weights(lpd);
@@ -110,46 +147,30 @@ ReplayReport replay(const HypothesisSet& set, const std::vector<MeasurementRecor
     r.rows.push_back({records[targets[k]].id, records[targets[k]].ms, m.mean, m.mean - kZ90 * m.sd, m.mean + kZ90 * m.sd});
   }
   r.per_hypothesis_ms = mu_all;
-  // The design history's differences: each second-export timing against the record it changed
-  // one axis of (score-join vs roll at the same layer and precision; tanh vs erf score-join).
-  auto find = [&](auto pred) -> int {
-    for (size_t i = 0; i < records.size(); ++i)
-      if (records[i].kind == MeasurementRecord::Kind::kLayerTime && pred(records[i])) return static_cast<int>(i);
-    return -1;
-  };
-  for (size_t i : targets) {
-    const MeasurementRecord& b = records[i];
-    int a = -1;
-    std::string what;
-    if (b.variant.gelu() == model::GeluForm::kTanh) {
-      a = find([&](const MeasurementRecord& m) {
-        model::Variant v = b.variant;
-        v.set(model::GeluForm::kErf);
-        return m.layer == b.layer && m.context == b.context && m.variant == v;
-      });
-      what = "gelu erf -> tanh";
-    } else {
-      a = find([&](const MeasurementRecord& m) {
-        return m.layer == b.layer && m.context == b.context && m.variant.join() == model::Join::kKeys &&
-               m.variant.precision() == b.variant.precision();
-      });
-      what = "roll -> score-join";
-    }
-    if (a < 0) continue;
-    const size_t ia = static_cast<size_t>(a);
+  for (size_t k = 0; k < pairs.size(); ++k) {
+    const auto& [ia, i, what] = pairs[k];
     ReplayDifference d;
     d.what = what;
     d.a = records[ia].id;
-    d.b = b.id;
-    d.measured = b.ms / records[ia].ms - 1;
+    d.b = records[i].id;
+    d.measured = records[i].ms / records[ia].ms - 1;
     double pa = 0, pb = 0;
-    std::vector<double> per;
+    std::vector<double> per, per_sd;
     for (size_t h = 0; h < set.fits.size(); ++h) {
       pa += r.weights[h] * pred_by_record[h][ia];
       pb += r.weights[h] * pred_by_record[h][i];
       per.push_back(pred_by_record[h][i] / pred_by_record[h][ia] - 1);
+      per_sd.push_back(diff_sd_ms[h][k] / pred_by_record[h][ia]);
     }
     d.predicted = pb / pa - 1;
+    const Mixture m = mix(r.weights, per, per_sd);
+    d.low = m.mean - kZ90 * m.sd;
+    d.high = m.mean + kZ90 * m.sd;
+    for (size_t h = 0; h < set.fits.size(); ++h) {
+      const double z = per_sd[h] > 0 ? per[h] / per_sd[h] : (per[h] > 0 ? 1e9 : -1e9);
+      const double p_up = 0.5 * std::erfc(-z / std::sqrt(2.0));
+      d.p_measured_sign += r.weights[h] * (d.measured > 0 ? p_up : 1 - p_up);
+    }
     r.differences.push_back(d);
     r.per_hypothesis_difference.push_back(per);
   }

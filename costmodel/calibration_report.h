@@ -22,10 +22,15 @@ struct ReplayRow {
   std::string id;
   double measured_ms = 0, predicted_ms = 0, low_ms = 0, high_ms = 0;
 };
-// A difference of the design history: (b - a) / a, measured and predicted.
+// A difference of the design history: (b - a) / a, measured and predicted; the predicted one's
+// 90% interval and the probability it has the measured sign, from the mixture of the
+// hypotheses' differences (each: its coefficients' covariance on the two rows' difference and
+// its model error on the difference), so hypotheses that disagree on the sign show as doubt.
 struct ReplayDifference {
   std::string what, a, b;
   double measured = 0, predicted = 0;
+  double low = 0, high = 0;
+  double p_measured_sign = 0;
 };
 
 struct ReplayReport {

@@ -12,6 +12,21 @@ void add_design_row(const DeviceSpec& device, const OpFeatures& f, Eigen::Vector
   put(Term::kMac, f.macs / 1e6);
 }
 
+double add_design_row_priced(const DeviceSpec& device, const OpFeatures& f, Eigen::VectorXd& row,
+                             const Eigen::VectorXd& theta) {
+  double us = 0;
+  auto put = [&](Term t, double value) {
+    const int i = device.index(f.op_class, f.precision, t);
+    if (i < 0) return;
+    row[i] += value;
+    us += value * theta[i];
+  };
+  put(Term::kDispatch, f.count);
+  put(Term::kByte, f.bytes / 1e6);
+  put(Term::kMac, f.macs / 1e6);
+  return us;
+}
+
 Eigen::VectorXd design_row(const DeviceSpec& device, const OpFeatures& f) {
   Eigen::VectorXd row = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(device.coefficients.size()));
   add_design_row(device, f, row);

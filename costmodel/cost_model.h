@@ -17,6 +17,10 @@ namespace layoutx::costmodel {
 Eigen::VectorXd design_row(const DeviceSpec& device, const OpFeatures& f);
 // The same, added into `row` (sized to the coefficients): no allocation, for the hot path.
 void add_design_row(const DeviceSpec& device, const OpFeatures& f, Eigen::VectorXd& row);
+// Adds the op's row into `row` and returns its time row . theta (us), touching only the op's
+// (at most three) slots: the pricing hot path.
+double add_design_row_priced(const DeviceSpec& device, const OpFeatures& f, Eigen::VectorXd& row,
+                             const Eigen::VectorXd& theta);
 // Sum of the rows of a set of ops.
 Eigen::VectorXd design_row(const DeviceSpec& device, const std::vector<OpFeatures>& fs);
 // The priors as a coefficient vector.

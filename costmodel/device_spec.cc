@@ -32,7 +32,8 @@ std::string to_text(const Structure& s) {
                 s.hmx_tile_rows, s.vtcm_budget_mb, s.live_min_kb,
                 s.w4_weights == W4Weights::kPacked ? "packed" : "expanded",
                 s.fuse_explicit_softmax ? "fused" : "as_written");
-  return buf;
+  // Only when set, so specs without the switch keep the text (and hash) they had.
+  return s.relayout_cache_inputs ? std::string(buf) + " cache_inputs relaid" : std::string(buf);
 }
 
 int DeviceSpec::graph_index(Term t, model::Precision p) const {
@@ -173,6 +174,11 @@ Structure parse_structure(const std::string& file, const YAML::Node& node, const
     if (*v == "as_written") s.fuse_explicit_softmax = false;
     else if (*v == "fused") s.fuse_explicit_softmax = true;
     else m.error("explicit_softmax", "expected as_written or fused, got '" + *v + "'");
+  }
+  if (auto v = m.string("cache_inputs", false)) {
+    if (*v == "read_in_place") s.relayout_cache_inputs = false;
+    else if (*v == "relaid") s.relayout_cache_inputs = true;
+    else m.error("cache_inputs", "expected read_in_place or relaid, got '" + *v + "'");
   }
   m.finish();
   return s;

@@ -34,6 +34,10 @@ struct Structure {
   double live_min_kb = 64;      // a tensor is cache-sized (enters the live set) from this size
   W4Weights w4_weights = W4Weights::kPacked;
   bool fuse_explicit_softmax = false;  // the converter folds max/sub/exp/sum/div into one Softmax
+  // A cache-sized graph input arrives flat and must be re-laid into the tiled layout before an
+  // op computes on it: an op that copies it (Concat, Slice, Convert, Output) does so as part of
+  // its copy; any other reader (a MatMul on the cache itself) pays one re-layout copy of it.
+  bool relayout_cache_inputs = false;
 };
 // Text of the structure (what a calibration's hash covers).
 std::string to_text(const Structure& s);

@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <ostream>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "support/atomic_file.h"
@@ -263,7 +266,9 @@ std::vector<HypothesisFigure> HypothesisPredictor::predict_each(const model::Lay
   return out;
 }
 
-Prediction HypothesisPredictor::combine(std::vector<Prediction>& each, const std::vector<double>& weights) const {
+Prediction HypothesisPredictor::combine(std::vector<Prediction>& each, const std::vector<std::vector<double>>& op_ms,
+                                        const std::vector<double>& weights, const std::vector<size_t>& group,
+                                        const std::vector<LayerFeatures>& features) const {
   Prediction p;
   std::vector<double> mu, sd;
   for (size_t h = 0; h < each.size(); ++h) {
@@ -280,18 +285,32 @@ Prediction HypothesisPredictor::combine(std::vector<Prediction>& each, const std
   // order (ops another hypothesis has alone are appended); sums to latency_ms.
   p.ops = std::move(each.front().ops);
   for (OpCost& c : p.ops) c.ms *= weights.front();
+  static const std::string kGraph = "graph";
   for (size_t h = 1; h < each.size(); ++h) {
+    const std::vector<LoweredOp>& ops = features[group[h]].ops;
+    const bool same_ops = group[h] == group.front();
     // Both lists are in the graph's op order (a folded softmax is one op named as its first),
-    // so each op is looked for from just after the previous match, then from the start.
+    // so each op is looked for from just after the previous match, then from the start; ops
+    // of the first hypothesis's own featurization are at the same index.
     size_t next = 0;
-    for (const OpCost& c : each[h].ops) {
+    for (size_t i = 0; i < op_ms[h].size(); ++i) {
+      const double ms = op_ms[h][i];
+      if (i == ops.size() && ms == 0) continue;  // no graph-level cost
       size_t at = p.ops.size();
-      for (size_t k = next; k < p.ops.size() && at == p.ops.size(); ++k)
-        if (p.ops[k].name == c.name) at = k;
-      for (size_t k = 0; k < next && at == p.ops.size(); ++k)
-        if (p.ops[k].name == c.name) at = k;
-      if (at == p.ops.size()) p.ops.push_back({c.name, c.kind, c.op_class, 0.0});
-      p.ops[at].ms += weights[h] * c.ms;
+      if (same_ops && i < ops.size()) {
+        at = i;
+      } else {
+        const std::string& name = i < ops.size() ? ops[i].name : kGraph;
+        for (size_t k = next; k < p.ops.size() && at == p.ops.size(); ++k)
+          if (p.ops[k].name == name) at = k;
+        for (size_t k = 0; k < next && at == p.ops.size(); ++k)
+          if (p.ops[k].name == name) at = k;
+        if (at == p.ops.size()) {
+          if (i < ops.size()) p.ops.push_back({name, model::to_string(ops[i].kind), to_string(ops[i].op_class), 0.0});
+          else p.ops.push_back({name, "Graph", "graph", 0.0});
+        }
+      }
+      p.ops[at].ms += weights[h] * ms;
       next = at + 1;
     }
   }
@@ -304,15 +323,20 @@ namespace {
 // (4-bit handling off a w4a16 graph, softmax folding in a graph with the fused op), so
 // hypotheses that differ only there share one featurization. Exact: featurize_layer reads the
 // switches only where they apply.
-Structure effective_structure(Structure s, const model::LayerGraph& g) {
+// `reads_cache_in_place`: whether the graph has a cache input that an op other than a copy
+// reads (cache_inputs_read_in_place), asked only when a structure re-lays them.
+template <class ReadsInPlace>
+Structure effective_structure(Structure s, const model::LayerGraph& g, ReadsInPlace&& reads_cache_in_place) {
   if (g.variant.precision() != model::Precision::kW4A16) s.w4_weights = W4Weights::kPacked;
   if (g.variant.softmax() == model::SoftmaxForm::kFused) s.fuse_explicit_softmax = false;
+  if (s.relayout_cache_inputs && !reads_cache_in_place(s.live_min_kb)) s.relayout_cache_inputs = false;
   return s;
 }
 
 bool same_structure(const Structure& a, const Structure& b) {
   return a.hmx_tile_rows == b.hmx_tile_rows && a.vtcm_budget_mb == b.vtcm_budget_mb && a.live_min_kb == b.live_min_kb &&
-         a.w4_weights == b.w4_weights && a.fuse_explicit_softmax == b.fuse_explicit_softmax;
+         a.w4_weights == b.w4_weights && a.fuse_explicit_softmax == b.fuse_explicit_softmax &&
+         a.relayout_cache_inputs == b.relayout_cache_inputs;
 }
 
 }  // namespace
@@ -327,9 +351,17 @@ Prediction HypothesisPredictor::predict(const model::LayerGraph& graph) const {
   std::vector<Prediction> each;
   std::vector<double> weights;
   std::vector<size_t> priced(members_.size());  // member -> index into each
+  std::vector<size_t> each_group;                // each -> its featurization
+  std::vector<std::vector<double>> op_ms;        // each -> its ops' costs (each[0]: in its ops)
+  std::optional<std::pair<double, bool>> reads_in_place;  // (live_min_kb, answer), asked once
   each.reserve(members_.size());
   for (size_t h = 0; h < members_.size(); ++h) {
-    const Structure s = effective_structure(members_[h]->device_spec().structure, graph);
+    const DeviceSpec& d = members_[h]->device_spec();
+    const Structure s = effective_structure(d.structure, graph, [&](double live_min_kb) {
+      if (!reads_in_place || reads_in_place->first != live_min_kb)
+        reads_in_place.emplace(live_min_kb, !cache_inputs_read_in_place(graph, d.channel_pad, live_min_kb).empty());
+      return reads_in_place->second;
+    });
     size_t k = 0;
     while (k < structures.size() && !same_structure(structures[k], s)) ++k;
     if (k == structures.size()) {
@@ -343,13 +375,15 @@ Prediction HypothesisPredictor::predict(const model::LayerGraph& graph) const {
       continue;
     }
     priced[h] = each.size();
-    each.push_back(members_[h]->price(features[k]));
+    op_ms.emplace_back();
+    each.push_back(members_[h]->price(features[k], each.empty() ? nullptr : &op_ms.back()));
+    each_group.push_back(k);
     weights.push_back(weights_[h]);
   }
   const std::vector<LoweredOp>* unfused = nullptr;  // a lowering of the graph as written
   for (size_t k = 0; k < structures.size(); ++k)
     if (!structures[k].fuse_explicit_softmax) unfused = &features[k].ops;
-  Prediction p = combine(each, weights);
+  Prediction p = combine(each, op_ms, weights, each_group, features);
   p.design_row.reserve(offset_.back());
   for (size_t h = 0; h < members_.size(); ++h)
     p.design_row.insert(p.design_row.end(), each[priced[h]].design_row.begin(), each[priced[h]].design_row.end());
@@ -477,13 +511,21 @@ void save_hypotheses(const HypothesisSet& set, const std::string& source, const 
     << "# weights: " << set.method << ".\n";
   o << "source_hash: \"" << source << "\"\n";
   o << "hypotheses:\n";
+  std::set<std::string> members;
   for (const HypothesisFit& f : set.fits) {
     const std::string file = member_file(path, f.spec.name);
+    members.insert(std::filesystem::path(file).filename().string());
     save_calibration(f.report.calibration, &f.report, file);
     o << "  - {name: " << f.spec.name << ", weight: " << num(f.weight) << ", elpd: " << num(f.elpd)
       << ", calibration_id: \"" << f.report.calibration.id << "\"}\n";
   }
   write_file_atomically(path, o.str());
+  // The folder is this index's own: member files of hypotheses the device no longer has go.
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::path(member_file(path, "x")).parent_path();
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    if (e.path().extension() == ".yaml" && !members.count(e.path().filename().string()))
+      std::filesystem::remove(e.path(), ec);
 }
 
 std::unique_ptr<HypothesisPredictor> load_shipped_hypothesis_predictor(const DeviceSpec& device, std::ostream& log,

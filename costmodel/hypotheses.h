@@ -127,7 +127,11 @@ class HypothesisPredictor : public Predictor {
   size_t size() const { return members_.size(); }
 
  private:
-  Prediction combine(std::vector<Prediction>& each, const std::vector<double>& weights) const;
+  // each[j] priced from featurization features[group[j]]: each[0] with its ops, the rest with
+  // their ops' costs in op_ms[j] (OpLevelPredictor::price).
+  Prediction combine(std::vector<Prediction>& each, const std::vector<std::vector<double>>& op_ms,
+                     const std::vector<double>& weights, const std::vector<size_t>& group,
+                     const std::vector<LayerFeatures>& features) const;
   std::vector<std::string> names_;
   std::vector<double> weights_;
   std::vector<std::unique_ptr<OpLevelPredictor>> members_;
@@ -141,7 +145,7 @@ class HypothesisPredictor : public Predictor {
 
 // The combined predictor keeps the fewest hypotheses (heaviest first) that hold at least this
 // share of the weight and renormalizes: the rest change a prediction by at most their share
-// times their disagreement, and pricing all 40 hypotheses per graph would cost the explorer
+// times their disagreement, and pricing all 80 hypotheses per graph would cost the explorer
 // its speed targets. `predict --hypotheses` lists the kept ones; `calibrate` reports all.
 inline constexpr double kPredictorWeightMass = 0.99;
 // Which hypotheses are kept (indices into `weights`, in their original order).

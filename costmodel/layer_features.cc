@@ -33,7 +33,54 @@ void fuse_explicit_softmax(std::vector<LoweredOp>& ops) {
   ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(kept), ops.end());
 }
 
+bool is_copy(model::OpKind k) {
+  return k == model::OpKind::kConcat || k == model::OpKind::kSlice || k == model::OpKind::kConvert ||
+         k == model::OpKind::kOutput;
+}
+
+// The ops that read `v`'s data, looking through views (Reshape).
+void readers(const model::LayerGraph& g, model::Vertex v, std::vector<model::Vertex>& out) {
+  for (model::Vertex u : g.users(v)) {
+    if (g.op(u).kind == model::OpKind::kReshape) readers(g, u, out);
+    else out.push_back(u);
+  }
+}
+
+// Structure::relayout_cache_inputs: one data-movement op per cache input read in place, placed
+// before the first op that reads it; it reads the flat tensor and writes the tiled one.
+void add_cache_relayouts(const model::LayerGraph& g, const DeviceSpec& device, LayerFeatures& f) {
+  for (model::Vertex in : cache_inputs_read_in_place(g, device.channel_pad, device.structure.live_min_kb)) {
+    std::vector<model::Vertex> rs;
+    readers(g, in, rs);
+    size_t at = f.ops.size();
+    for (size_t i = 0; i < f.ops.size() && at == f.ops.size(); ++i)
+      for (model::Vertex v : f.ops[i].vertices)
+        if (std::find(rs.begin(), rs.end(), v) != rs.end()) at = i;
+    const model::OpNode& n = g.op(in);
+    OpFeatures of;
+    of.op_class = OpClass::kDataMovement;
+    of.precision = f.precision;
+    of.count = 1;
+    of.bytes = 2.0 * static_cast<double>(tiled_bytes(n.shape, n.dtype, device.channel_pad, false));
+    const auto pos = static_cast<std::ptrdiff_t>(at);
+    f.ops.insert(f.ops.begin() + pos, LoweredOp{n.name + "/relayout", model::OpKind::kInput, OpClass::kDataMovement, {in}});
+    f.op_features.insert(f.op_features.begin() + pos, of);
+  }
+}
+
 }  // namespace
+
+std::vector<model::Vertex> cache_inputs_read_in_place(const model::LayerGraph& g, int channel_pad, double live_min_kb) {
+  std::vector<model::Vertex> out;
+  for (model::Vertex in : g.of_kind(model::OpKind::kInput)) {
+    const model::OpNode& n = g.op(in);
+    if (static_cast<double>(tiled_bytes(n.shape, n.dtype, channel_pad, false)) < live_min_kb * 1024) continue;
+    std::vector<model::Vertex> rs;
+    readers(g, in, rs);
+    if (std::any_of(rs.begin(), rs.end(), [&](model::Vertex u) { return !is_copy(g.op(u).kind); })) out.push_back(in);
+  }
+  return out;
+}
 
 LayerFeatures featurize_layer(const model::LayerGraph& g, const DeviceSpec& device) {
   const Structure& s = device.structure;
@@ -52,6 +99,7 @@ LayerFeatures featurize_layer(const model::LayerGraph& g, const DeviceSpec& devi
                                                        tiled_bytes(out.shape, out.dtype, device.channel_pad, false));
     }
   }
+  if (s.relayout_cache_inputs) add_cache_relayouts(g, device, f);
   for (size_t i = 0; i < f.ops.size(); ++i)
     if (f.ops[i].op_class == OpClass::kMatMulWeight)
       for (model::Vertex v : f.ops[i].vertices)

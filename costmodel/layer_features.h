@@ -27,6 +27,11 @@ struct LayerFeatures {
   double stall_weight_bytes = 0;
 };
 
+// The cache-sized graph inputs (tiled bytes >= live_min_kb) that an op other than a copy
+// (Concat, Slice, Convert, Output) reads directly, through views: what Structure::
+// relayout_cache_inputs re-lays. Empty in a graph whose every cache input is copied first.
+std::vector<model::Vertex> cache_inputs_read_in_place(const model::LayerGraph& g, int channel_pad, double live_min_kb);
+
 // Lowers `g`, featurizes its ops and computes the graph-level features under device.structure.
 LayerFeatures featurize_layer(const model::LayerGraph& g, const DeviceSpec& device);
 

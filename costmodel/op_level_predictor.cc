@@ -23,29 +23,27 @@ Prediction OpLevelPredictor::predict(const model::LayerGraph& graph) const {
   return p;
 }
 
-Prediction OpLevelPredictor::price(const LayerFeatures& lf) const {
+Prediction OpLevelPredictor::price(const LayerFeatures& lf, std::vector<double>* op_ms) const {
   Prediction p;
   const std::vector<LoweredOp>& ops = lf.ops;
   const std::vector<OpFeatures>& fs = lf.op_features;
   // 2. Price each op with the calibrated coefficients; the layer is their sum plus the
   //    graph-level terms (one execute, VTCM spill or stall), reported as the pseudo-op "graph".
   Eigen::VectorXd total_row = Eigen::VectorXd::Zero(calibration_.theta.size());
-  Eigen::VectorXd row(calibration_.theta.size());
-  p.ops.reserve(ops.size() + 1);
+  if (op_ms) op_ms->clear();
+  (op_ms ? op_ms->reserve(ops.size() + 1) : p.ops.reserve(ops.size() + 1));
   for (size_t i = 0; i < ops.size(); ++i) {
-    row.setZero();
-    add_design_row(device_, fs[i], row);
-    total_row += row;
-    p.ops.push_back({ops[i].name, model::to_string(ops[i].kind), to_string(ops[i].op_class), row.dot(calibration_.theta) / 1e3});
-    p.latency_ms += p.ops.back().ms;
+    const double ms = add_design_row_priced(device_, fs[i], total_row, calibration_.theta) / 1e3;
+    if (op_ms) op_ms->push_back(ms);
+    else p.ops.push_back({ops[i].name, model::to_string(ops[i].kind), to_string(ops[i].op_class), ms});
+    p.latency_ms += ms;
   }
-  row.setZero();
+  Eigen::VectorXd row = Eigen::VectorXd::Zero(calibration_.theta.size());
   add_graph_design_row(device_, lf, row);
   const double graph_ms = row.dot(calibration_.theta) / 1e3;
-  if (graph_ms != 0) {
-    p.ops.push_back({"graph", "Graph", "graph", graph_ms});
-    p.latency_ms += graph_ms;
-  }
+  if (op_ms) op_ms->push_back(graph_ms);
+  else if (graph_ms != 0) p.ops.push_back({"graph", "Graph", "graph", graph_ms});
+  p.latency_ms += graph_ms;
   total_row += row;
   // 3. Interval from the calibration's uncertainty.
   const double half = interval_half_width_ms(calibration_, total_row, p.latency_ms);

@@ -24,7 +24,10 @@ class OpLevelPredictor : public Predictor {
   // The parts of predict(): pricing a featurized layer (ops, latency, interval, design row, id;
   // no floor, no legality), the roofline floor, and the converter legality of the graph as
   // written (the unfused lowering: what the converter is given).
-  Prediction price(const LayerFeatures& f) const;
+  // With `op_ms` the ops' costs go there instead of Prediction::ops, unnamed: entry i is
+  // f.ops[i]'s, and one more entry is the graph-level pseudo-op "graph" (a mixture that keeps
+  // the featurization names them once instead of a string per op and member).
+  Prediction price(const LayerFeatures& f, std::vector<double>* op_ms = nullptr) const;
   double floor_ms(const model::LayerGraph& graph) const;
   Legality legality(const model::LayerGraph& graph) const;
   Legality legality(const model::LayerGraph& graph, const std::vector<LoweredOp>& unfused_ops) const {

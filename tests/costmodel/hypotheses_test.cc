@@ -8,6 +8,7 @@
 #include "costmodel/calibration_report.h"
 #include "costmodel/hypotheses.h"
 #include "costmodel/hypotheses_document.h"
+#include "costmodel/layer_features.h"
 #include "costmodel/live_set.h"
 #include "costmodel/measurements.h"
 #include "costmodel/op_level_predictor.h"
@@ -48,7 +49,7 @@ TEST(HypothesisWeights, AnOpLevelProfileMovesThemTowardTheStructureThatPredictsI
   const HypothesisSet before = fit_hypotheses(records, dev);
   const HypothesisFit* truth = nullptr;
   for (const auto& f : before.fits)
-    if (f.spec.name == "stall-2mb/w4-expanded/copies-overlap/softmax-fused") truth = &f;
+    if (f.spec.name == "stall-2mb/w4-expanded/copies-overlap/softmax-fused/cache-in-place") truth = &f;
   ASSERT_NE(truth, nullptr);
   MeasurementRecord graph;
   graph.layer = model::LayerType::kFull;
@@ -98,6 +99,31 @@ TEST(LiveSet, QuantizedGraphsHoldAConvertedCopyOfTheCache) {
   const int64_t v_cache = 2 * 1023 * 256 * 2;              // [kv, N, D]: D is the tiled axis
   EXPECT_EQ(peak(1024, "w8a16"), k_cache + k_all + v_cache);  // converted K, concatenated K, and V waiting
   EXPECT_GT(peak(4096, "fp16"), 4 * (k_cache + k_all) - 1);
+}
+
+// Hypothesis cache-relaid: a cache input that a non-copy op reads directly (score-join's MatMuls
+// on the f16 cache) pays one re-layout copy; where a Concat or a quantizing Convert copies the
+// cache first (roll/ring; every quantized graph), nothing is added.
+TEST(CacheRelayout, OnlyCacheInputsReadInPlaceAreRelaid) {
+  const model::ModelSpec m = model::load_model("spark-x2.5-1.7b");
+  DeviceSpec dev = load_device(kConfigs + "/devices/galaxy-s25.yaml");
+  auto relayouts = [&](const char* layout, const char* precision, bool relaid) {
+    auto g = model::build_layer_graph(m.layer(model::LayerType::kFull, 1024),
+                                      model::parse_variant(layout, {std::string("precision=") + precision}));
+    dev.structure.relayout_cache_inputs = relaid;
+    const LayerFeatures f = featurize_layer(g, dev);
+    std::vector<std::pair<std::string, double>> out;
+    for (size_t i = 0; i < f.ops.size(); ++i)
+      if (f.ops[i].name.find("/relayout") != std::string::npos) out.emplace_back(f.ops[i].name, f.op_features[i].bytes);
+    return out;
+  };
+  const auto sj = relayouts("score-join", "fp16", true);
+  ASSERT_EQ(sj.size(), 2u);
+  // K [kv 2, 256, 1023] f16, its last axis tiled to 1024: read flat and written tiled.
+  EXPECT_EQ(sj[0].second, 2.0 * (2 * 256 * 1024 * 2));
+  EXPECT_TRUE(relayouts("score-join", "fp16", false).empty());
+  EXPECT_TRUE(relayouts("ring", "fp16", true).empty());
+  EXPECT_TRUE(relayouts("score-join", "w8a16", true).empty());
 }
 
 class Combined : public ::testing::Test {
