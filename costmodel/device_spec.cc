@@ -335,26 +335,43 @@ DeviceSpec parse(const YAML::Node& root, const std::string& file) {
         errors.add(where(file, hyps[i]) + ": " + key + ".options: must be a non-empty list");
         continue;
       }
+      // Each option parsed once (its structure keys checked once), then combined with every
+      // hypothesis so far.
+      struct Option {
+        std::string name, claim, source;
+        YAML::Node structure;
+        std::vector<std::string> drop;
+        std::vector<CoefficientSpec> add;
+      };
+      std::vector<Option> options;
+      for (size_t j = 0; j < opts.size(); ++j) {
+        const std::string okey = key + ".options[" + std::to_string(j) + "]";
+        MapReader m(file, opts[j], okey, errors);
+        if (!m.ok()) continue;
+        Option o;
+        o.name = m.string("name", true).value_or("");
+        o.claim = m.string("claim", true).value_or("");
+        o.source = m.string("source", true).value_or("");
+        o.structure = m.child("structure", false);
+        parse_structure(file, o.structure, okey + ".structure", d.structure, errors);
+        YAML::Node drop = m.child("drop", false);
+        if (drop.IsDefined() && drop.IsSequence())
+          for (const auto& e : drop) o.drop.push_back(e.Scalar());
+        o.add = parse_coefficient_list(file, m.child("add", false), okey + ".add", errors);
+        m.finish();
+        options.push_back(std::move(o));
+      }
       std::vector<HypothesisSpec> next;
       for (const HypothesisSpec& base : product)
-        for (size_t j = 0; j < opts.size(); ++j) {
-          const std::string okey = key + ".options[" + std::to_string(j) + "]";
-          MapReader m(file, opts[j], okey, errors);
-          if (!m.ok()) continue;
+        for (const Option& o : options) {
           HypothesisSpec h = base;
-          const std::string name = m.string("name", true).value_or("");
-          const std::string claim = m.string("claim", true).value_or("");
-          const std::string source = m.string("source", true).value_or("");
-          h.name += (h.name.empty() ? "" : "/") + name;
-          h.claim += (h.claim.empty() ? "" : "; ") + claim;
-          h.source += (h.source.empty() ? "" : "; ") + source;
-          h.structure = parse_structure(file, m.child("structure", false), okey + ".structure", h.structure, errors);
-          YAML::Node drop = m.child("drop", false);
-          if (drop.IsDefined() && drop.IsSequence())
-            for (const auto& e : drop) h.drop.push_back(e.Scalar());
-          for (CoefficientSpec& k : parse_coefficient_list(file, m.child("add", false), okey + ".add", errors))
-            h.add.push_back(std::move(k));
-          m.finish();
+          h.name += (h.name.empty() ? "" : "/") + o.name;
+          h.claim += (h.claim.empty() ? "" : "; ") + o.claim;
+          h.source += (h.source.empty() ? "" : "; ") + o.source;
+          ErrorList checked;  // reported above
+          h.structure = parse_structure(file, o.structure, key, h.structure, checked);
+          h.drop.insert(h.drop.end(), o.drop.begin(), o.drop.end());
+          h.add.insert(h.add.end(), o.add.begin(), o.add.end());
           next.push_back(std::move(h));
         }
       product = std::move(next);

@@ -1,6 +1,7 @@
 // A device spec (configs/devices/*.yaml): what is known of the hardware, and the prior cost
 // coefficients the calibration starts from. Loaded parse -> validate -> build (style.md).
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,30 @@ struct HypothesisSpec {
   std::vector<CoefficientSpec> add;
 };
 
+// A device's hypotheses, immutable once parsed and shared by every copy of the spec: a spec is
+// copied per hypothesis (with_hypothesis) and per predictor, and copying the list each time cost
+// more than the rest of the spec.
+class HypothesisList {
+ public:
+  HypothesisList() = default;
+  HypothesisList(std::vector<HypothesisSpec> v)  // NOLINT: a list is made from its vector
+      : p_(std::make_shared<const std::vector<HypothesisSpec>>(std::move(v))) {}
+  const std::vector<HypothesisSpec>& all() const { return p_ ? *p_ : none(); }
+  size_t size() const { return all().size(); }
+  bool empty() const { return all().empty(); }
+  const HypothesisSpec& operator[](size_t i) const { return all()[i]; }
+  std::vector<HypothesisSpec>::const_iterator begin() const { return all().begin(); }
+  std::vector<HypothesisSpec>::const_iterator end() const { return all().end(); }
+  void clear() { p_.reset(); }
+
+ private:
+  static const std::vector<HypothesisSpec>& none() {
+    static const std::vector<HypothesisSpec> kNone;
+    return kNone;
+  }
+  std::shared_ptr<const std::vector<HypothesisSpec>> p_;
+};
+
 // Who the device is: what a job bundle (emit/bundle.h) names and targets.
 struct DeviceIdentity {
   std::string device;        // how job.yaml and the scripts name it, e.g. "Samsung Galaxy S25"
@@ -104,7 +129,7 @@ struct DeviceSpec {
   int channel_pad = 1;
   std::vector<CoefficientSpec> coefficients;
   Structure structure;
-  std::vector<HypothesisSpec> hypotheses;  // empty: the spec is one model
+  HypothesisList hypotheses;  // empty: the spec is one model
   std::string hypothesis;                  // the hypothesis this spec was derived for ("" base)
 
   // Index into `coefficients` of the one pricing (class, precision, term), or -1 if none.

@@ -198,7 +198,7 @@ Mixture mix(const std::vector<double>& w, const std::vector<double>& mu, const s
 HypothesisSet fit_hypotheses(const std::vector<MeasurementRecord>& records, const DeviceSpec& device,
                              const std::vector<std::string>& data_files) {
   HypothesisSet set;
-  std::vector<HypothesisSpec> specs = device.hypotheses;
+  std::vector<HypothesisSpec> specs = device.hypotheses.all();
   if (specs.empty()) specs.push_back({.name = "base", .claim = "the device spec as written", .structure = device.structure});
   const std::vector<size_t> timings = timing_indices(records);
   const auto masks = loo_masks(records, timings, false);
