@@ -474,8 +474,10 @@ namespace {
 
 std::string member_file(const std::string& index_path, const std::string& name) {
   // galaxy-s25.hypotheses.yaml -> galaxy-s25.hypotheses/<name, '/' as '.'>.yaml
+  // (the device spec requires the index to end in .yaml; anything else gets a folder of its own)
   const std::string suffix = ".yaml";
-  std::string dir = index_path.size() > suffix.size() ? index_path.substr(0, index_path.size() - suffix.size()) : index_path;
+  const bool yaml = index_path.size() > suffix.size() && index_path.compare(index_path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  const std::string dir = yaml ? index_path.substr(0, index_path.size() - suffix.size()) : index_path + ".members";
   std::string file = name;
   std::replace(file.begin(), file.end(), '/', '.');
   return dir + "/" + file + suffix;

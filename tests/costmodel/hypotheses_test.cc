@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "costmodel/calibration_report.h"
@@ -16,6 +18,7 @@
 #include "model/builder.h"
 #include "support/error.h"
 #include "model/model_loader.h"
+#include "tests/temp_dir.h"
 
 namespace layoutx::costmodel {
 namespace {
@@ -189,6 +192,21 @@ TEST_F(Combined, TheStoredHypothesesDocumentReadsBackAsTheSamePredictor) {
 
 // Stated tolerance of the shipped (combined) model, in-sample: every timing within 3 sd (the
 // issue's target; the timing sd is 2%).
+// Saving writes one member file per hypothesis into the index's own folder and removes member
+// files of hypotheses the device no longer has; nothing beside the folder is touched.
+TEST_F(Combined, SavingReplacesTheMemberFilesOfHypothesesNoLongerThere) {
+  test::TempDir dir("hyp-save");
+  std::filesystem::create_directories(dir / "d.hypotheses");
+  std::ofstream(dir / "d.hypotheses/gone.yaml") << "x: 1\n";
+  std::ofstream(dir / "beside.yaml") << "x: 1\n";
+  save_hypotheses(*set_, "src", dir / "d.hypotheses.yaml");
+  size_t members = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir / "d.hypotheses")) members += e.path().extension() == ".yaml";
+  EXPECT_EQ(members, set_->fits.size());
+  EXPECT_FALSE(std::filesystem::exists(dir / "d.hypotheses/gone.yaml"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "beside.yaml"));
+}
+
 TEST_F(Combined, InSampleEveryTimingWithinThreeSd) {
   EXPECT_LT(rep_->combined.max_abs_resid_sd, 3.0);
 }
