@@ -282,9 +282,13 @@ Prediction HypothesisPredictor::combine(std::vector<Prediction>& each, const std
   p.interval_level = each.front().interval_level;
   p.calibration_id = id_;
   // Ops: the weighted sum of each hypothesis's op costs by name, in the first hypothesis's
-  // order (ops another hypothesis has alone are appended); sums to latency_ms.
+  // order (an op another hypothesis has alone goes after the op it follows there); sums to
+  // latency_ms.
   p.ops = std::move(each.front().ops);
   for (OpCost& c : p.ops) c.ms *= weights.front();
+  const size_t first = p.ops.size();
+  constexpr size_t kAtFront = static_cast<size_t>(-1);
+  std::vector<size_t> after;  // an added op (p.ops[first + j]): the first hypothesis's op it follows
   static const std::string kGraph = "graph";
   for (size_t h = 1; h < each.size(); ++h) {
     const std::vector<LoweredOp>& ops = features[group[h]].ops;
@@ -292,7 +296,7 @@ Prediction HypothesisPredictor::combine(std::vector<Prediction>& each, const std
     // Both lists are in the graph's op order (a folded softmax is one op named as its first),
     // so each op is looked for from just after the previous match, then from the start; ops
     // of the first hypothesis's own featurization are at the same index.
-    size_t next = 0;
+    size_t next = 0, last_first = kAtFront;
     for (size_t i = 0; i < op_ms[h].size(); ++i) {
       const double ms = op_ms[h][i];
       if (i == ops.size() && ms == 0) continue;  // no graph-level cost
@@ -308,11 +312,27 @@ Prediction HypothesisPredictor::combine(std::vector<Prediction>& each, const std
         if (at == p.ops.size()) {
           if (i < ops.size()) p.ops.push_back({name, model::to_string(ops[i].kind), to_string(ops[i].op_class), 0.0});
           else p.ops.push_back({name, "Graph", "graph", 0.0});
+          after.push_back(last_first);
         }
       }
       p.ops[at].ms += weights[h] * ms;
+      if (at < first) last_first = at;
       next = at + 1;
     }
+  }
+  if (!after.empty()) {  // the added ops into place
+    std::vector<OpCost> ordered;
+    ordered.reserve(p.ops.size());
+    auto added_after = [&](size_t k) {
+      for (size_t j = 0; j < after.size(); ++j)
+        if (after[j] == k) ordered.push_back(std::move(p.ops[first + j]));
+    };
+    added_after(kAtFront);
+    for (size_t k = 0; k < first; ++k) {
+      ordered.push_back(std::move(p.ops[k]));
+      added_after(k);
+    }
+    p.ops = std::move(ordered);
   }
   return p;
 }
