@@ -92,8 +92,20 @@ void print_hypotheses(const costmodel::HypothesisSet& set, const costmodel::Cali
   for (const auto& r : rep.hypotheses) add(r);
   add(rep.combined);
   h.print(out);
-  for (const auto& f : set.fits) {
+  // Hypotheses fitted identically (they differ only where nothing was measured, e.g. the
+  // softmax folding of a graph nobody timed) share one coefficient table.
+  auto same_fit = [&](size_t a, size_t b) {
+    return set.fits[a].device.coefficients.size() == set.fits[b].device.coefficients.size() &&
+           set.fits[a].report.calibration.theta == set.fits[b].report.calibration.theta;
+  };
+  for (size_t h2 = 0; h2 < set.fits.size(); ++h2) {
+    const auto& f = set.fits[h2];
+    bool shown = false;
+    for (size_t j = 0; j < h2 && !shown; ++j) shown = same_fit(j, h2);
+    if (shown) continue;
     out << "\n" << f.spec.name << ": " << f.spec.claim << " (" << f.spec.source << ")\n";
+    for (size_t j = h2 + 1; j < set.fits.size(); ++j)
+      if (same_fit(h2, j)) out << "  fitted identically: " << set.fits[j].spec.name << "\n";
     Table k({"coefficient", "term", "prior", "fitted", "x prior"});
     const auto& c = f.report.calibration;
     for (size_t i = 0; i < f.device.coefficients.size(); ++i) {
