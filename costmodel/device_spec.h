@@ -130,7 +130,7 @@ struct DeviceSpec {
   std::vector<CoefficientSpec> coefficients;
   Structure structure;
   HypothesisList hypotheses;  // empty: the spec is one model
-  std::string hypothesis;                  // the hypothesis this spec was derived for ("" base)
+  std::string hypothesis;     // the hypothesis this spec was derived for ("" base)
 
   // Index into `coefficients` of the one pricing (class, precision, term), or -1 if none.
   int index(OpClass c, model::Precision p, Term t) const;

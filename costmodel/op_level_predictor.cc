@@ -30,8 +30,12 @@ Prediction OpLevelPredictor::price(const LayerFeatures& lf, std::vector<double>*
   // 2. Price each op with the calibrated coefficients; the layer is their sum plus the
   //    graph-level terms (one execute, VTCM spill or stall), reported as the pseudo-op "graph".
   Eigen::VectorXd total_row = Eigen::VectorXd::Zero(calibration_.theta.size());
-  if (op_ms) op_ms->clear();
-  (op_ms ? op_ms->reserve(ops.size() + 1) : p.ops.reserve(ops.size() + 1));
+  if (op_ms) {
+    op_ms->clear();
+    op_ms->reserve(ops.size() + 1);
+  } else {
+    p.ops.reserve(ops.size() + 1);
+  }
   for (size_t i = 0; i < ops.size(); ++i) {
     const double ms = add_design_row_priced(device_, fs[i], total_row, calibration_.theta) / 1e3;
     if (op_ms) op_ms->push_back(ms);
