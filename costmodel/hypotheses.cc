@@ -576,12 +576,13 @@ std::unique_ptr<HypothesisPredictor> load_shipped_hypothesis_predictor(const Dev
     std::vector<double> weights;
     std::vector<std::unique_ptr<OpLevelPredictor>> members;
     std::vector<double> all;
+    std::vector<std::string> ids;  // the member calibration each entry was written with
     for (size_t h = 0; h < list.size(); ++h) {
       MapReader m(index_path, list[h], "hypotheses[" + std::to_string(h) + "]", errors);
       const std::string name = m.string("name", true).value_or("");
       all.push_back(m.number("weight", true, 0).value_or(0));
       m.number("elpd", false);
-      m.string("calibration_id", false);
+      ids.push_back(m.string("calibration_id", false).value_or(""));
       m.finish();
       errors.throw_if_any();
       if (name != device.hypotheses[h].name)
@@ -589,7 +590,11 @@ std::unique_ptr<HypothesisPredictor> load_shipped_hypothesis_predictor(const Dev
     }
     for (size_t h : kept_hypotheses(all)) {
       DeviceSpec d = with_hypothesis(device, device.hypotheses[h]);
-      Calibration c = load_calibration(member_file(index_path, device.hypotheses[h].name), d);
+      const std::string file = member_file(index_path, device.hypotheses[h].name);
+      Calibration c = load_calibration(file, d);
+      // A member file from another save than the index (an interrupted --update-shipped).
+      if (!ids[h].empty() && c.id != ids[h])
+        throw Error(file + ": calibration " + c.id + ", but " + index_path + " was written with " + ids[h]);
       names.push_back(device.hypotheses[h].name);
       weights.push_back(all[h]);
       members.push_back(std::make_unique<OpLevelPredictor>(std::move(d), std::move(c), rules));

@@ -246,6 +246,32 @@ TEST_F(Combined, HeldOutFiguresAreComputedForEveryTiming) {
   }
 }
 
+// A member file from another save than its index (an interrupted --update-shipped) is not
+// mixed in: the shipped predictor says why and refits in memory.
+TEST(SavedHypotheses, AMemberFromAnotherSaveIsRefused) {
+  DeviceSpec dev = load_device_named("galaxy-s25");
+  test::TempDir dir("hyp-ids");
+  const std::string index = device_file(dev.calibration.hypotheses);
+  const std::string folder = index.substr(0, index.size() - 5);
+  std::filesystem::copy(folder, dir / "h", std::filesystem::copy_options::recursive);
+  std::ifstream in(index);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string s = text.str();
+  // The heaviest member's id in the index, changed.
+  const size_t at = s.find("cache-in-place, weight: 0.4");
+  ASSERT_NE(at, std::string::npos);
+  const size_t id = s.find("calibration_id: \"", at) + 16;
+  s[id] = s[id] == '0' ? '1' : '0';
+  std::ofstream(dir / "h.yaml") << s;
+  dev.calibration.hypotheses = dir / "h.yaml";
+  std::ostringstream log;
+  bool refitted = false;
+  load_shipped_hypothesis_predictor(dev, log, &refitted);
+  EXPECT_TRUE(refitted);
+  EXPECT_NE(log.str().find("was written with"), std::string::npos) << log.str();
+}
+
 TEST(SavedHypotheses, FreshAndEqualToTheFit) {
   std::ostringstream log;
   auto pr = load_default_hypothesis_predictor(log);
