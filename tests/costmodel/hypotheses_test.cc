@@ -261,7 +261,7 @@ TEST(SavedHypotheses, AMemberFromAnotherSaveIsRefused) {
   // The heaviest member's id in the index, changed.
   const size_t at = s.find("cache-in-place, weight: 0.4");
   ASSERT_NE(at, std::string::npos);
-  const size_t id = s.find("calibration_id: \"", at) + 16;
+  const size_t id = s.find("calibration_id: \"", at) + 17;  // the id's first hex digit
   s[id] = s[id] == '0' ? '1' : '0';
   std::ofstream(dir / "h.yaml") << s;
   dev.calibration.hypotheses = dir / "h.yaml";
