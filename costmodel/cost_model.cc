@@ -2,28 +2,31 @@
 
 namespace layoutx::costmodel {
 
-void add_design_row(const DeviceSpec& device, const OpFeatures& f, Eigen::VectorXd& row) {
-  auto put = [&](Term t, double value) {
-    int i = device.index(f.op_class, f.precision, t);
-    if (i >= 0) row[i] += value;
+namespace {
+// Calls put(slot, feature value) for each term of the op its device prices.
+template <class Put>
+void for_each_slot(const DeviceSpec& device, const OpFeatures& f, Put&& put) {
+  auto one = [&](Term t, double value) {
+    const int i = device.index(f.op_class, f.precision, t);
+    if (i >= 0) put(i, value);
   };
-  put(Term::kDispatch, f.count);
-  put(Term::kByte, f.bytes / 1e6);
-  put(Term::kMac, f.macs / 1e6);
+  one(Term::kDispatch, f.count);
+  one(Term::kByte, f.bytes / 1e6);
+  one(Term::kMac, f.macs / 1e6);
+}
+}  // namespace
+
+void add_design_row(const DeviceSpec& device, const OpFeatures& f, Eigen::VectorXd& row) {
+  for_each_slot(device, f, [&](int i, double value) { row[i] += value; });
 }
 
 double add_design_row_priced(const DeviceSpec& device, const OpFeatures& f, Eigen::VectorXd& row,
                              const Eigen::VectorXd& theta) {
   double us = 0;
-  auto put = [&](Term t, double value) {
-    const int i = device.index(f.op_class, f.precision, t);
-    if (i < 0) return;
+  for_each_slot(device, f, [&](int i, double value) {
     row[i] += value;
     us += value * theta[i];
-  };
-  put(Term::kDispatch, f.count);
-  put(Term::kByte, f.bytes / 1e6);
-  put(Term::kMac, f.macs / 1e6);
+  });
   return us;
 }
 

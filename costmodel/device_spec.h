@@ -39,6 +39,7 @@ struct Structure {
   // op computes on it: an op that copies it (Concat, Slice, Convert, Output) does so as part of
   // its copy; any other reader (a MatMul on the cache itself) pays one re-layout copy of it.
   bool relayout_cache_inputs = false;
+  bool operator==(const Structure&) const = default;
 };
 // Text of the structure (what a calibration's hash covers).
 std::string to_text(const Structure& s);

@@ -353,12 +353,6 @@ Structure effective_structure(Structure s, const model::LayerGraph& g, ReadsInPl
   return s;
 }
 
-bool same_structure(const Structure& a, const Structure& b) {
-  return a.hmx_tile_rows == b.hmx_tile_rows && a.vtcm_budget_mb == b.vtcm_budget_mb && a.live_min_kb == b.live_min_kb &&
-         a.w4_weights == b.w4_weights && a.fuse_explicit_softmax == b.fuse_explicit_softmax &&
-         a.relayout_cache_inputs == b.relayout_cache_inputs;
-}
-
 }  // namespace
 
 Prediction HypothesisPredictor::predict(const model::LayerGraph& graph) const {
@@ -383,7 +377,7 @@ Prediction HypothesisPredictor::predict(const model::LayerGraph& graph) const {
       return reads_in_place->second;
     });
     size_t k = 0;
-    while (k < structures.size() && !same_structure(structures[k], s)) ++k;
+    while (k < structures.size() && !(structures[k] == s)) ++k;
     if (k == structures.size()) {
       structures.push_back(s);
       features.push_back(featurize_layer(graph, members_[h]->device_spec()));
@@ -492,15 +486,19 @@ std::unique_ptr<HypothesisPredictor> make_predictor(const HypothesisSet& set, co
 
 namespace {
 
-std::string member_file(const std::string& index_path, const std::string& name) {
-  // galaxy-s25.hypotheses.yaml -> galaxy-s25.hypotheses/<name, '/' as '.'>.yaml
-  // (the device spec requires the index to end in .yaml; anything else gets a folder of its own)
+// The index's own folder of member files: galaxy-s25.hypotheses.yaml -> galaxy-s25.hypotheses
+// (the device spec requires the index to end in .yaml; anything else gets a folder of its own).
+std::string member_dir(const std::string& index_path) {
   const std::string suffix = ".yaml";
   const bool yaml = index_path.size() > suffix.size() && index_path.compare(index_path.size() - suffix.size(), suffix.size(), suffix) == 0;
-  const std::string dir = yaml ? index_path.substr(0, index_path.size() - suffix.size()) : index_path + ".members";
+  return yaml ? index_path.substr(0, index_path.size() - suffix.size()) : index_path + ".members";
+}
+
+// A member's file in it: <name, '/' as '.'>.yaml.
+std::string member_file(const std::string& index_path, const std::string& name) {
   std::string file = name;
   std::replace(file.begin(), file.end(), '/', '.');
-  return dir + "/" + file + suffix;
+  return member_dir(index_path) + "/" + file + ".yaml";
 }
 
 }  // namespace
@@ -544,8 +542,7 @@ void save_hypotheses(const HypothesisSet& set, const std::string& source, const 
   write_file_atomically(path, o.str());
   // The folder is this index's own: member files of hypotheses the device no longer has go.
   std::error_code ec;
-  const std::filesystem::path dir = std::filesystem::path(member_file(path, "x")).parent_path();
-  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+  for (const auto& e : std::filesystem::directory_iterator(member_dir(path), ec))
     if (e.path().extension() == ".yaml" && !members.count(e.path().filename().string()))
       std::filesystem::remove(e.path(), ec);
 }

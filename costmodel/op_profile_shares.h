@@ -19,9 +19,10 @@
 
 namespace layoutx::costmodel {
 
-// Absolute standard deviation of a share read off a per-op profile: the shipped measurement
-// file's noise.share_sd. `calibrate --db` gives it to each share, and `next` values an op-level
-// profile with the same scatter (PlanOptions::share_sd).
+// Absolute standard deviation of a share read off a per-op profile: a stated 2 points (shares of
+// one build move by a point or two between runs, and per-op attribution is coarser; looser than
+// the shipped file's hand-read shares, noise.share_sd 0.005). `calibrate --db` gives it to each
+// share, and `next` values an op-level profile with the same scatter (PlanOptions::share_sd).
 inline constexpr double kOpProfileShareSd = 0.02;
 
 struct ProfiledOp {

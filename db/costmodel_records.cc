@@ -59,13 +59,7 @@ void read_graph(Statement& q, int at, costmodel::MeasurementRecord& rec) {
   rec.variant = model::parse_variant(q.text(at + 4));
 }
 
-}  // namespace
-
-std::vector<costmodel::RepeatedTiming> costmodel_timings(Connection& c, const std::string& device,
-                                                         const std::vector<std::string>& boundaries,
-                                                         const std::vector<std::string>& files_in_use) {
-  if (boundaries.empty()) return {};
-  const RunFilter filter(device, boundaries, files_in_use);
+std::vector<costmodel::RepeatedTiming> timings_where(Connection& c, const RunFilter& filter) {
   // Per graph: count, mean and sum of squares of the device's timings at the calibrated
   // boundaries, in one pass over the rows (linear in rows; the fit then sees one row a graph).
   auto q = c.prepare(
@@ -91,12 +85,8 @@ std::vector<costmodel::RepeatedTiming> costmodel_timings(Connection& c, const st
   return out;
 }
 
-std::vector<costmodel::MeasurementRecord> costmodel_op_shares(Connection& c, const std::string& device,
-                                                               const std::vector<std::string>& boundaries,
-                                                               const std::vector<std::string>& files_in_use,
-                                                               std::vector<std::string>* unmatched) {
-  if (boundaries.empty()) return {};
-  const RunFilter filter(device, boundaries, files_in_use);
+std::vector<costmodel::MeasurementRecord> op_shares_where(Connection& c, const RunFilter& filter,
+                                                           std::vector<std::string>* unmatched) {
   // One row per (run, op name): the op's time summed over the run's inferences (a share is a
   // ratio within the run, so sums serve as well as means).
   auto q = c.prepare(
@@ -132,14 +122,32 @@ std::vector<costmodel::MeasurementRecord> costmodel_op_shares(Connection& c, con
   return out;
 }
 
+}  // namespace
+
+std::vector<costmodel::RepeatedTiming> costmodel_timings(Connection& c, const std::string& device,
+                                                         const std::vector<std::string>& boundaries,
+                                                         const std::vector<std::string>& files_in_use) {
+  if (boundaries.empty()) return {};
+  return timings_where(c, RunFilter(device, boundaries, files_in_use));
+}
+
+std::vector<costmodel::MeasurementRecord> costmodel_op_shares(Connection& c, const std::string& device,
+                                                               const std::vector<std::string>& boundaries,
+                                                               const std::vector<std::string>& files_in_use,
+                                                               std::vector<std::string>* unmatched) {
+  if (boundaries.empty()) return {};
+  return op_shares_where(c, RunFilter(device, boundaries, files_in_use), unmatched);
+}
+
 std::vector<costmodel::MeasurementRecord> with_database_records(Connection& c, const std::string& device,
                                                                 const std::vector<std::string>& boundaries,
                                                                 const std::vector<std::string>& files_in_use,
                                                                 const std::vector<costmodel::MeasurementRecord>& records,
                                                                 std::vector<std::string>* unmatched) {
-  std::vector<costmodel::MeasurementRecord> out =
-      costmodel::combine_repeated_timings(records, costmodel_timings(c, device, boundaries, files_in_use));
-  const auto shares = costmodel_op_shares(c, device, boundaries, files_in_use, unmatched);
+  if (boundaries.empty()) return costmodel::combine_repeated_timings(records, {});
+  const RunFilter filter(device, boundaries, files_in_use);  // the files read and hashed once
+  std::vector<costmodel::MeasurementRecord> out = costmodel::combine_repeated_timings(records, timings_where(c, filter));
+  const auto shares = op_shares_where(c, filter, unmatched);
   out.insert(out.end(), shares.begin(), shares.end());
   return out;
 }
