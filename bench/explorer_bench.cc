@@ -105,6 +105,25 @@ void BM_WhatifCold(benchmark::State& state) {
 }
 BENCHMARK(BM_WhatifCold)->Unit(benchmark::kMillisecond);
 
+// What loading the calibrated predictor costs (device spec, saved hypotheses, their members'
+// calibrations, rules): the part of a cold command the hypotheses add to.
+void BM_LoadPredictor(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(predictor());
+}
+BENCHMARK(BM_LoadPredictor)->Unit(benchmark::kMillisecond);
+
+// whatif's pipeline with the predictor already loaded: selection and composition only.
+void BM_WhatifWarm(benchmark::State& state) {
+  auto pr = predictor();
+  auto m = model::load_model("spark-x2.5-1.7b");
+  for (auto _ : state) {
+    explorer::Evaluator ev(*pr);
+    for (auto p : {model::Precision::kW4A16, model::Precision::kW8A16})
+      benchmark::DoNotOptimize(explorer::answer_context(ev, m, 4096, p, explorer::same_policy({})).comparison.step.ms);
+  }
+}
+BENCHMARK(BM_WhatifWarm)->Unit(benchmark::kMillisecond);
+
 // The whole command as a user runs it, a new process each iteration (wall time):
 // `layoutx whatif --no-fidelity --precision w8a16`, output to /dev/null. The target (< 50 ms)
 // is for this one; fidelity is a separate, costlier oracle.

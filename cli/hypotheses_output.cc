@@ -95,8 +95,7 @@ void print_hypotheses(const costmodel::HypothesisSet& set, const costmodel::Cali
   // Hypotheses fitted identically (they differ only where nothing was measured, e.g. the
   // softmax folding of a graph nobody timed) share one coefficient table.
   auto same_fit = [&](size_t a, size_t b) {
-    return set.fits[a].device.coefficients.size() == set.fits[b].device.coefficients.size() &&
-           set.fits[a].report.calibration.theta == set.fits[b].report.calibration.theta;
+    return costmodel::fitted_identically(set.fits[a].report.calibration, set.fits[b].report.calibration);
   };
   for (size_t h2 = 0; h2 < set.fits.size(); ++h2) {
     const auto& f = set.fits[h2];

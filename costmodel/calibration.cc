@@ -264,6 +264,13 @@ FitReport calibrate(const std::vector<MeasurementRecord>& records, const DeviceS
   return rep;
 }
 
+bool fitted_identically(const Calibration& a, const Calibration& b) {
+  // (sizes first: Eigen compares equal-sized matrices only)
+  return a.names == b.names && a.theta.size() == b.theta.size() && a.covariance.rows() == b.covariance.rows() &&
+         a.covariance.cols() == b.covariance.cols() && a.theta == b.theta && a.covariance == b.covariance &&
+         a.model_rel_sd == b.model_rel_sd && a.z == b.z;
+}
+
 double interval_half_width_ms(const Calibration& c, const Eigen::VectorXd& row, double latency_ms) {
   const double coef_var_us2 = row.dot(c.covariance * row);
   const double coef_var_ms2 = std::max(coef_var_us2, 0.0) / 1e6;

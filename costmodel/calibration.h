@@ -44,6 +44,10 @@ struct Calibration {
   double effective_parameters = 0;  // trace of the fit's hat matrix over the data rows
 };
 
+// True when two calibrations predict alike: the same coefficients, values, covariance and
+// interval (hypotheses that differ only where nothing was measured fit identically).
+bool fitted_identically(const Calibration& a, const Calibration& b);
+
 // One measurement as the fit saw it.
 struct FitRow {
   const MeasurementRecord* record = nullptr;

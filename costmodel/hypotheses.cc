@@ -1,5 +1,7 @@
 #include "costmodel/hypotheses.h"
 
+#include "costmodel/hypotheses_document.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -245,9 +247,7 @@ HypothesisPredictor::HypothesisPredictor(std::vector<std::string> names, std::ve
   for (size_t h = 0; h < members_.size(); ++h) {
     const Calibration& c = members_[h]->calibration();
     size_t j = 0;
-    while (j < h && !(members_[j]->calibration().theta == c.theta && members_[j]->calibration().covariance == c.covariance &&
-                      members_[j]->calibration().model_rel_sd == c.model_rel_sd))
-      ++j;
+    while (j < h && !fitted_identically(members_[j]->calibration(), c)) ++j;
     twin_.push_back(j);
   }
   // An 8-hex id of the members' ids and weights (std::hash is not stable across builds: FNV-1a).
@@ -484,25 +484,6 @@ std::unique_ptr<HypothesisPredictor> make_predictor(const HypothesisSet& set, co
   return std::make_unique<HypothesisPredictor>(std::move(names), std::move(weights), std::move(members));
 }
 
-namespace {
-
-// The index's own folder of member files: galaxy-s25.hypotheses.yaml -> galaxy-s25.hypotheses
-// (the device spec requires the index to end in .yaml; anything else gets a folder of its own).
-std::string member_dir(const std::string& index_path) {
-  const std::string suffix = ".yaml";
-  const bool yaml = index_path.size() > suffix.size() && index_path.compare(index_path.size() - suffix.size(), suffix.size(), suffix) == 0;
-  return yaml ? index_path.substr(0, index_path.size() - suffix.size()) : index_path + ".members";
-}
-
-// A member's file in it: <name, '/' as '.'>.yaml.
-std::string member_file(const std::string& index_path, const std::string& name) {
-  std::string file = name;
-  std::replace(file.begin(), file.end(), '/', '.');
-  return member_dir(index_path) + "/" + file + ".yaml";
-}
-
-}  // namespace
-
 std::string hypotheses_source_hash(const std::vector<std::string>& file_bytes, const DeviceSpec& device) {
   // The base device's definition is in source_hash; each hypothesis adds its own definition.
   std::string defs;
@@ -523,28 +504,7 @@ std::string hypotheses_source_hash(const std::vector<std::string>& file_bytes, c
 }
 
 void save_hypotheses(const HypothesisSet& set, const std::string& source, const std::string& path) {
-  const std::string suffix = ".yaml";
-  ensure_directory(path.substr(0, path.size() - suffix.size()));
-  std::ostringstream o;
-  o << "# Hypothesis calibration, written by `layoutx calibrate`; do not edit by hand.\n"
-    << "# Each hypothesis of the device spec fitted on its own (its calibration beside this file);\n"
-    << "# weights: " << set.method << ".\n";
-  o << "source_hash: \"" << source << "\"\n";
-  o << "hypotheses:\n";
-  std::set<std::string> members;
-  for (const HypothesisFit& f : set.fits) {
-    const std::string file = member_file(path, f.spec.name);
-    members.insert(std::filesystem::path(file).filename().string());
-    save_calibration(f.report.calibration, &f.report, file);
-    o << "  - {name: " << f.spec.name << ", weight: " << num(f.weight) << ", elpd: " << num(f.elpd)
-      << ", calibration_id: \"" << f.report.calibration.id << "\"}\n";
-  }
-  write_file_atomically(path, o.str());
-  // The folder is this index's own: member files of hypotheses the device no longer has go.
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(member_dir(path), ec))
-    if (e.path().extension() == ".yaml" && !members.count(e.path().filename().string()))
-      std::filesystem::remove(e.path(), ec);
+  write_file_atomically(path, hypotheses_document(set, kPredictorWeightMass, source));
 }
 
 std::unique_ptr<HypothesisPredictor> load_shipped_hypothesis_predictor(const DeviceSpec& device, std::ostream& log,
@@ -558,45 +518,11 @@ std::unique_ptr<HypothesisPredictor> load_shipped_hypothesis_predictor(const Dev
   const std::string data_bytes = read_text_file(data_path);
   try {
     if (index_path.empty()) throw Error(device.source + ": calibration.hypotheses: none saved");
-    ErrorList errors;
-    YAML::Node root = load_yaml_file(index_path);
-    MapReader top(index_path, root, "", errors);
-    const std::string source = top.string("source_hash", true).value_or("");
-    YAML::Node list = top.child("hypotheses", true);
-    top.finish();
-    errors.throw_if_any();
-    if (source != hypotheses_source_hash({data_bytes}, device)) throw Error(index_path + ": data or device spec changed");
-    if (!list.IsSequence() || list.size() != device.hypotheses.size())
-      throw Error(index_path + ": hypotheses: expected one entry per hypothesis of " + device.name);
-    RuleSet rules = load_device_rules(device);
-    std::vector<std::string> names;
-    std::vector<double> weights;
-    std::vector<std::unique_ptr<OpLevelPredictor>> members;
-    std::vector<double> all;
-    std::vector<std::string> ids;  // the member calibration each entry was written with
-    for (size_t h = 0; h < list.size(); ++h) {
-      MapReader m(index_path, list[h], "hypotheses[" + std::to_string(h) + "]", errors);
-      const std::string name = m.string("name", true).value_or("");
-      all.push_back(m.number("weight", true, 0).value_or(0));
-      m.number("elpd", false);
-      ids.push_back(m.string("calibration_id", false).value_or(""));
-      m.finish();
-      errors.throw_if_any();
-      if (name != device.hypotheses[h].name)
-        throw Error(index_path + ": hypotheses[" + std::to_string(h) + "]: expected '" + device.hypotheses[h].name + "'");
-    }
-    for (size_t h : kept_hypotheses(all)) {
-      DeviceSpec d = with_hypothesis(device, device.hypotheses[h]);
-      const std::string file = member_file(index_path, device.hypotheses[h].name);
-      Calibration c = load_calibration(file, d);
-      // A member file from another save than the index (an interrupted --update-shipped).
-      if (!ids[h].empty() && c.id != ids[h])
-        throw Error(file + ": calibration " + c.id + ", but " + index_path + " was written with " + ids[h]);
-      names.push_back(device.hypotheses[h].name);
-      weights.push_back(all[h]);
-      members.push_back(std::make_unique<OpLevelPredictor>(std::move(d), std::move(c), rules));
-    }
-    return std::make_unique<HypothesisPredictor>(std::move(names), std::move(weights), std::move(members));
+    const std::string text = read_text_file(index_path);
+    if (!is_hypotheses_document(text))
+      throw Error(index_path + ": not a hypotheses document (it must begin 'hypotheses_document: 1')");
+    const std::string expected = hypotheses_source_hash({data_bytes}, device);
+    return parse_hypotheses_document(text, index_path, device, load_device_rules(device), &expected);
   } catch (const Error& e) {
     log << "layoutx: hypothesis calibration unusable (" << e.what() << "); refitting in memory (run `layoutx calibrate --update-shipped` to save)\n";
   }

@@ -151,8 +151,9 @@ inline constexpr double kPredictorWeightMass = 0.99;
 // Which hypotheses are kept (indices into `weights`, in their original order).
 std::vector<size_t> kept_hypotheses(const std::vector<double>& weights, double mass = kPredictorWeightMass);
 
-// Saves every hypothesis's calibration and weight in one file; `source` is source_hash over the
-// data files and the device (hypotheses included), so a loader sees when to refit.
+// Saves the combined predictor (the kept hypotheses' weights and calibrations) as one hypotheses
+// document (costmodel/hypotheses_document.h), atomically; `source` is hypotheses_source_hash over
+// the data files and the device (hypotheses included), so a loader sees when to refit.
 void save_hypotheses(const HypothesisSet& set, const std::string& source, const std::string& path);
 // Hash of the data files' bytes and of every hypothesis's derived spec.
 std::string hypotheses_source_hash(const std::vector<std::string>& file_bytes, const DeviceSpec& device);

@@ -190,19 +190,42 @@ TEST_F(Combined, TheStoredHypothesesDocumentReadsBackAsTheSamePredictor) {
   }
 }
 
-// Saving writes one member file per hypothesis into the index's own folder and removes member
-// files of hypotheses the device no longer has; nothing beside the folder is touched.
-TEST_F(Combined, SavingReplacesTheMemberFilesOfHypothesesNoLongerThere) {
+// Saving writes one file: the kept hypotheses, a member fitted identically to an earlier one
+// naming it instead of repeating its calibration; it loads back as the same predictor.
+TEST_F(Combined, SavingWritesTheKeptHypothesesInOneFile) {
   test::TempDir dir("hyp-save");
-  std::filesystem::create_directories(dir / "d.hypotheses");
-  std::ofstream(dir / "d.hypotheses/gone.yaml") << "x: 1\n";
-  std::ofstream(dir / "beside.yaml") << "x: 1\n";
-  save_hypotheses(*set_, "src", dir / "d.hypotheses.yaml");
-  size_t members = 0;
-  for (const auto& e : std::filesystem::directory_iterator(dir / "d.hypotheses")) members += e.path().extension() == ".yaml";
-  EXPECT_EQ(members, set_->fits.size());
-  EXPECT_FALSE(std::filesystem::exists(dir / "d.hypotheses/gone.yaml"));
-  EXPECT_TRUE(std::filesystem::exists(dir / "beside.yaml"));
+  const std::string path = dir / "d.hypotheses.yaml";
+  save_hypotheses(*set_, "src", path);
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string s = text.str();
+  const auto direct = make_predictor(*set_, RuleSet{});
+  ASSERT_GE(direct->size(), 2u);
+  size_t calibrations = 0, twins = 0;
+  for (size_t at = s.find("\n    calibration: |"); at != std::string::npos; at = s.find("\n    calibration: |", at + 1)) ++calibrations;
+  for (size_t at = s.find("same_calibration_as:"); at != std::string::npos; at = s.find("same_calibration_as:", at + 1)) ++twins;
+  EXPECT_EQ(calibrations + twins, direct->size());
+  EXPECT_GT(twins, 0u);  // softmax-fused and -as-written fit identically on these data
+  const std::string src = "src";
+  const auto back = parse_hypotheses_document(s, path, *dev_, RuleSet{}, &src);
+  EXPECT_EQ(back->calibration_id(), direct->calibration_id());
+  const model::ModelSpec m = model::load_model("spark-x2.5-1.7b");
+  const auto g = model::build_layer_graph(m.layer(model::LayerType::kFull, 1024), model::parse_variant("score-join", {"precision=fp16"}));
+  EXPECT_NEAR(back->predict(g).latency_ms, direct->predict(g).latency_ms, 1e-6);
+  const std::string other = "other";
+  EXPECT_THROW(parse_hypotheses_document(s, path, *dev_, RuleSet{}, &other), Error);
+  // A reference to a member that is not before it is refused by position.
+  std::string bad = s;
+  const size_t ref = bad.find("same_calibration_as: \"");
+  ASSERT_NE(ref, std::string::npos);
+  bad.insert(ref + 22, "x");
+  try {
+    parse_hypotheses_document(bad, path, *dev_, RuleSet{});
+    ADD_FAILURE() << "a reference to no earlier member was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(".same_calibration_as: 'x"), std::string::npos) << e.what();
+  }
 }
 
 // The mixture's per-op list: an op only some hypotheses have (cache-relaid's relayouts) sits
@@ -246,30 +269,25 @@ TEST_F(Combined, HeldOutFiguresAreComputedForEveryTiming) {
   }
 }
 
-// A member file from another save than its index (an interrupted --update-shipped) is not
-// mixed in: the shipped predictor says why and refits in memory.
-TEST(SavedHypotheses, AMemberFromAnotherSaveIsRefused) {
+// A saved file fitted on other data (or another device spec) is not used: the shipped predictor
+// says why and refits in memory.
+TEST(SavedHypotheses, AStaleFileIsRefitted) {
   DeviceSpec dev = load_device_named("galaxy-s25");
-  test::TempDir dir("hyp-ids");
-  const std::string index = device_file(dev.calibration.hypotheses);
-  const std::string folder = index.substr(0, index.size() - 5);
-  std::filesystem::copy(folder, dir / "h", std::filesystem::copy_options::recursive);
-  std::ifstream in(index);
+  test::TempDir dir("hyp-stale");
+  std::ifstream in(device_file(dev.calibration.hypotheses));
   std::stringstream text;
   text << in.rdbuf();
   std::string s = text.str();
-  // The heaviest member's id in the index, changed.
-  const size_t at = s.find("cache-in-place, weight: 0.4");
+  const size_t at = s.find("source_hash: \"");
   ASSERT_NE(at, std::string::npos);
-  const size_t id = s.find("calibration_id: \"", at) + 17;  // the id's first hex digit
-  s[id] = s[id] == '0' ? '1' : '0';
+  s[at + 14] = s[at + 14] == '0' ? '1' : '0';  // the hash's first hex digit
   std::ofstream(dir / "h.yaml") << s;
   dev.calibration.hypotheses = dir / "h.yaml";
   std::ostringstream log;
   bool refitted = false;
   load_shipped_hypothesis_predictor(dev, log, &refitted);
   EXPECT_TRUE(refitted);
-  EXPECT_NE(log.str().find("was written with"), std::string::npos) << log.str();
+  EXPECT_NE(log.str().find("h.yaml: source_hash: '"), std::string::npos) << log.str();
 }
 
 TEST(SavedHypotheses, FreshAndEqualToTheFit) {
