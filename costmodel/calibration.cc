@@ -208,6 +208,7 @@ FitReport calibrate(const std::vector<MeasurementRecord>& records, const DeviceS
   const Eigen::VectorXd prior = prior_theta(device);
   c.theta = all.theta;
   c.covariance = prior.asDiagonal() * all.normal_inverse * prior.asDiagonal();
+  c.covariance = (0.5 * (c.covariance + c.covariance.transpose())).eval();  // exactly symmetric, as saved
   c.effective_parameters = all.effective_parameters;
   // 2. Each measurement's fitted value and residual.
   for (size_t i = 0; i < records.size(); ++i) {
@@ -302,10 +303,10 @@ std::string calibration_document(const Calibration& c, const FitReport* report) 
   o << "coefficients:\n";
   for (Eigen::Index k = 0; k < c.theta.size(); ++k)
     o << "  - {name: " << c.names[static_cast<size_t>(k)] << ", value: " << num(c.theta[k]) << "}\n";
-  o << "covariance:\n";
+  o << "covariance:  # symmetric: row i holds columns 0..i\n";
   for (Eigen::Index i = 0; i < c.covariance.rows(); ++i) {
     o << "  - [";
-    for (Eigen::Index j = 0; j < c.covariance.cols(); ++j) o << (j ? ", " : "") << num(c.covariance(i, j));
+    for (Eigen::Index j = 0; j <= i; ++j) o << (j ? ", " : "") << num(c.covariance(i, j));
     o << "]\n";
   }
   o << "loo: {count: " << c.loo_count << ", median_abs_rel_error: " << num(c.loo_median)
@@ -372,14 +373,21 @@ Calibration parse_calibration(const std::string& text, const std::string& path, 
   }
   YAML::Node cov = top.child("covariance", true);
   if (cov.IsDefined() && !cov.IsNull()) {
+    // The lower triangle (what calibration_document writes: row i has i + 1 entries) or, as
+    // older files have it, the whole matrix (every row n entries; read as written).
     bool ok = cov.IsSequence() && static_cast<Eigen::Index>(cov.size()) == n;
+    const bool lower = ok && n > 1 && cov[0].IsSequence() && cov[0].size() == 1;
     for (Eigen::Index i = 0; ok && i < n; ++i) {
       const YAML::Node& r = cov[static_cast<size_t>(i)];
-      ok = r.IsSequence() && static_cast<Eigen::Index>(r.size()) == n;
-      for (Eigen::Index j = 0; ok && j < n; ++j)  // decode, not as<>: a bad number is this error, not yaml-cpp's
+      const Eigen::Index cols = lower ? i + 1 : n;
+      ok = r.IsSequence() && static_cast<Eigen::Index>(r.size()) == cols;
+      for (Eigen::Index j = 0; ok && j < cols; ++j)  // decode, not as<>: a bad number is this error, not yaml-cpp's
         ok = YAML::convert<double>::decode(r[static_cast<size_t>(j)], c.covariance(i, j));
+      for (Eigen::Index j = 0; ok && lower && j < i; ++j) c.covariance(j, i) = c.covariance(i, j);
     }
-    if (!ok) errors.add(where(path, cov) + ": covariance: must be a " + std::to_string(n) + "x" + std::to_string(n) + " matrix");
+    if (!ok)
+      errors.add(where(path, cov) + ": covariance: must be a symmetric " + std::to_string(n) + "x" + std::to_string(n) +
+                 " matrix: its lower triangle (row i with i + 1 entries) or every row with " + std::to_string(n));
   }
   YAML::Node loo = top.child("loo", true);
   if (loo.IsDefined() && !loo.IsNull()) {

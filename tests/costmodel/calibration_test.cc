@@ -1,6 +1,7 @@
 // Calibration: synthetic recovery, the shipped calibration against its data, GELU findings.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include "costmodel/nnls.h"
 #include "model/builder.h"
 #include "model/model_loader.h"
+#include "support/error.h"
 #include "support/paths.h"
 
 namespace layoutx::costmodel {
@@ -165,6 +167,35 @@ TEST_F(Shipped, SaveLoadRoundTrip) {
   EXPECT_EQ(back.data_hash, rep_->calibration.data_hash);
   EXPECT_NEAR(back.model_rel_sd, rep_->calibration.model_rel_sd, 1e-8);
   EXPECT_TRUE(back.covariance.isApprox(rep_->calibration.covariance, 1e-6));
+}
+
+// The covariance is saved as its lower triangle; a file with every row whole (as older layoutx
+// wrote them) reads as the same matrix; a row of another length is refused by name.
+TEST_F(Shipped, CovarianceReadsAsLowerTriangleOrWhole) {
+  const std::string doc = calibration_document(rep_->calibration, rep_);
+  const Calibration& c = rep_->calibration;
+  const size_t at = doc.find("covariance:");
+  const size_t end = doc.find("\nloo:", at);
+  ASSERT_NE(end, std::string::npos);
+  std::string whole = "covariance:\n";
+  for (Eigen::Index i = 0; i < c.covariance.rows(); ++i) {
+    whole += "  - [";
+    for (Eigen::Index j = 0; j < c.covariance.cols(); ++j) {
+      char v[40];
+      std::snprintf(v, sizeof v, "%.17g", c.covariance(i, j));
+      whole += (j ? ", " : "") + std::string(v);
+    }
+    whole += "]\n";
+  }
+  const std::string old_doc = doc.substr(0, at) + whole + doc.substr(end + 1);
+  const Calibration lower = parse_calibration(doc, "lower", *dev_);
+  const Calibration full = parse_calibration(old_doc, "whole", *dev_);
+  EXPECT_TRUE(lower.covariance.isApprox(c.covariance, 1e-6));
+  EXPECT_EQ(full.covariance, c.covariance);
+  EXPECT_EQ(lower.covariance, lower.covariance.transpose());
+  std::string bad = doc;
+  bad.replace(bad.find("  - [", at), 5, "  - [1, ");  // row 0 with two entries
+  EXPECT_THROW(parse_calibration(bad, "bad", *dev_), Error);
 }
 
 // The predictor on the default configs (fresh calibration: says nothing on the log).
