@@ -69,7 +69,18 @@ void run_loop(const MeasureArgs& a) {
     JsonWriter j(std::cout);
     j.begin_object();
     j.field("device", dev.name);
-    j.field("calibration_id", rep.fit.calibration.id);
+    j.field("calibration_id", rep.predictor_id);
+    j.key("hypotheses").begin_array();
+    for (const auto& h : rep.hypotheses) {
+      j.begin_object();
+      j.field("name", h.name);
+      j.field("weight", h.weight);
+      j.field("elpd", h.elpd);
+      j.field("loo_median", h.loo_median);
+      j.end_object();
+    }
+    j.end_array();
+    j.field("op_shares", rep.shares);
     j.field("held_out", rep.held_out);
     j.field("held_out_within_10pct", rep.held_out_within_10pct);
     j.key("rows").begin_array();
@@ -97,9 +108,15 @@ void run_loop(const MeasureArgs& a) {
            row.point.calibrate ? "calibration" : "held out", fmt(row.measured_ms, 3), fmt(row.predicted_ms, 3),
            fmt(row.low_ms, 3) + ".." + fmt(row.high_ms, 3), fmt(100 * row.rel_error, 1) + "%"});
   t.print(std::cout);
-  std::cout << "\ncalibration " << rep.fit.calibration.id << " on " << (rep.rows.size() - rep.held_out)
-            << " measured variants (leave-one-out median " << fmt(100 * rep.fit.calibration.loo_median, 1)
-            << "%); held out " << rep.held_out << ": " << rep.held_out_within_10pct << " within +-10% ("
+  if (!rep.hypotheses.empty()) {
+    std::cout << "\nhypotheses of " << dev.name << ", each fitted on the calibration subset; predictions are their mixture:\n";
+    Table h({"hypothesis", "weight", "elpd", "LOO median"});
+    for (const auto& x : rep.hypotheses) h.add({x.name, fmt(x.weight, 3), fmt(x.elpd, 1), fmt(100 * x.loo_median, 1) + "%"});
+    h.print(std::cout);
+  }
+  std::cout << "\ncalibration " << rep.predictor_id << " on " << (rep.rows.size() - rep.held_out)
+            << " measured variants and " << rep.shares << " op shares of their profiles (base structure's leave-one-out median "
+            << fmt(100 * rep.fit.calibration.loo_median, 1) << "%); held out " << rep.held_out << ": " << rep.held_out_within_10pct << " within +-10% ("
             << fmt(rep.held_out ? 100.0 * rep.held_out_within_10pct / rep.held_out : 0.0, 0) << "%)\n";
 }
 

@@ -265,6 +265,15 @@ FitReport calibrate(const std::vector<MeasurementRecord>& records, const DeviceS
   return rep;
 }
 
+Calibration prior_calibration(const DeviceSpec& device) {
+  Calibration c;
+  c.device = device.name;
+  for (const CoefficientSpec& k : device.coefficients) c.names.push_back(k.name);
+  c.theta = prior_theta(device);
+  c.covariance = Eigen::MatrixXd::Zero(c.theta.size(), c.theta.size());
+  return c;
+}
+
 bool fitted_identically(const Calibration& a, const Calibration& b) {
   // (sizes first: Eigen compares equal-sized matrices only)
   return a.names == b.names && a.theta.size() == b.theta.size() && a.covariance.rows() == b.covariance.rows() &&

@@ -44,6 +44,10 @@ struct Calibration {
   double effective_parameters = 0;  // trace of the fit's hat matrix over the data rows
 };
 
+// What the device spec alone predicts: every coefficient at its prior, no uncertainty (a
+// generator of synthetic timings for a structure; not a fit).
+Calibration prior_calibration(const DeviceSpec& device);
+
 // True when two calibrations predict alike: the same coefficients, values, covariance and
 // interval (hypotheses that differ only where nothing was measured fit identically).
 bool fitted_identically(const Calibration& a, const Calibration& b);

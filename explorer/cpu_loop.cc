@@ -5,6 +5,8 @@
 #include <iterator>
 
 #include "costmodel/legality.h"
+#include "costmodel/lowering.h"
+#include "costmodel/hypotheses.h"
 #include "costmodel/op_level_predictor.h"
 #include "db/ingest.h"
 #include "db/profile.h"
@@ -14,6 +16,56 @@
 namespace layoutx::explorer {
 
 using model::LayerType;
+
+namespace {
+
+// The op shares a CPU profile measures directly (ONNX Runtime times every node): the GELU's and
+// the graph outputs' fraction of the summed node time. They tell apart what the layer timings
+// cannot see (the GELU is under 1% of a CPU layer; see the device's hypotheses). A lowered op's
+// nodes are named by it: the op's own name, or that name and "/" (emit/onnx_writer.cc).
+std::vector<costmodel::MeasurementRecord> profile_shares(const costmodel::MeasurementRecord& layer,
+                                                         const model::LayerGraph& g, const db::Profile& prof) {
+  struct Group {
+    const char* id;
+    std::vector<costmodel::OpClass> classes;
+  };
+  const Group groups[] = {{"gelu", {costmodel::OpClass::kGeluErf, costmodel::OpClass::kGeluTanh}},
+                          {"outputs", {costmodel::OpClass::kOutput}}};
+  double total = 0;
+  for (const db::OpRecord& op : prof.ops) total += op.ms.value_or(0.0);
+  std::vector<costmodel::MeasurementRecord> out;
+  if (!(total > 0)) return out;
+  const std::vector<costmodel::LoweredOp> ops = costmodel::lower(g);
+  for (const Group& grp : groups) {
+    std::vector<std::string> globs;
+    for (const costmodel::LoweredOp& op : ops)
+      for (costmodel::OpClass c : grp.classes)
+        if (op.op_class == c) {
+          globs.push_back(op.name);
+          globs.push_back(op.name + "/*");
+        }
+    if (globs.empty()) continue;
+    double part = 0;
+    for (const db::OpRecord& op : prof.ops)
+      for (const std::string& glob : globs)
+        if (costmodel::glob_match(glob, op.name)) {
+          part += op.ms.value_or(0.0);
+          break;
+        }
+    costmodel::MeasurementRecord r = layer;
+    r.kind = costmodel::MeasurementRecord::Kind::kOpShare;
+    r.id = layer.id + "-" + grp.id + "-share";
+    r.ops = globs;
+    r.share = part / total;
+    // Absolute sd: a node's time varies by about a tenth from run to run on a shared VM, so a
+    // share's sd scales with it (a GELU's share is a fraction of a percent), with a small floor.
+    r.sd = 0.1 * r.share + 1e-4;
+    out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace
 
 std::vector<LoopPoint> default_loop_points(int ctx) {
   struct Form {
@@ -40,7 +92,7 @@ std::vector<LoopPoint> default_loop_points(int ctx) {
 LoopReport run_cpu_loop(const std::string& model_arg, const model::ModelSpec& model, const std::vector<LoopPoint>& points,
                         const costmodel::DeviceSpec& device, const PointRunner& run, db::Connection* conn) {
   LoopReport rep;
-  std::vector<costmodel::MeasurementRecord> records;
+  std::vector<costmodel::MeasurementRecord> records, shares;
   for (size_t i = 0; i < points.size(); ++i) {
     const LoopPoint& p = points[i];
     // 1. Run the variant (the runner emits it and times it).
@@ -79,18 +131,36 @@ LoopReport run_cpu_loop(const std::string& model_arg, const model::ModelSpec& mo
     r.sd = 0.05;  // relative: repeated ORT runs on a shared VM vary by a few percent
     records.push_back(r);
     rep.rows.push_back(row);
+    // The calibration points' profiles also give op shares (held-out points stay unseen).
+    if (p.calibrate)
+      for (auto& share : profile_shares(r, model::build_layer_graph(model.layer(p.type, p.ctx), p.variant), prof))
+        shares.push_back(std::move(share));
   }
-  // 4. Calibrate on the subset.
+  // 4. Calibrate on the subset: its timings and its profiles' shares.
   std::vector<costmodel::MeasurementRecord> cal;
   for (size_t i = 0; i < points.size(); ++i)
     if (points[i].calibrate) cal.push_back(records[i]);
+  rep.shares = static_cast<int>(shares.size());
+  cal.insert(cal.end(), shares.begin(), shares.end());
   if (cal.empty()) throw Error("cpu loop: no point is in the calibration subset");
-  rep.fit = costmodel::calibrate(cal, device, {"layoutx measure --loop"});
-  // 5. Predict every point; score the held-out ones, with the device's rules (the CPU has none).
-  costmodel::OpLevelPredictor predictor(device, rep.fit.calibration, costmodel::load_device_rules(device));
+  const std::vector<std::string> provenance = {"layoutx measure --loop"};
+  rep.fit = costmodel::calibrate(cal, device, provenance);
+  // 5. The predictor: the device's hypotheses each fitted on the subset and combined by weight,
+  //    or the one fit; with the device's rules (the CPU has none).
+  std::unique_ptr<costmodel::Predictor> predictor;
+  if (!device.hypotheses.empty()) {
+    const costmodel::HypothesisSet set = costmodel::fit_hypotheses(cal, device, provenance);
+    for (const costmodel::HypothesisFit& f : set.fits)
+      rep.hypotheses.push_back({f.spec.name, f.weight, f.elpd, f.report.calibration.loo_median});
+    predictor = costmodel::make_predictor(set, device);
+  } else {
+    predictor = std::make_unique<costmodel::OpLevelPredictor>(device, rep.fit.calibration, costmodel::load_device_rules(device));
+  }
+  rep.predictor_id = predictor->calibration_id();
+  // 6. Predict every point; score the held-out ones.
   for (auto& row : rep.rows) {
     auto g = model::build_layer_graph(model.layer(row.point.type, row.point.ctx), row.point.variant);
-    auto pr = predictor.predict(g);
+    auto pr = predictor->predict(g);
     row.predicted_ms = pr.latency_ms;
     row.low_ms = pr.low_ms;
     row.high_ms = pr.high_ms;

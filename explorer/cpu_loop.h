@@ -1,7 +1,8 @@
 // The loop on the CPU (issue #7, item 5) as a pipeline: measure layer variants on this machine
 // with a runner the caller hands in (emit's ONNX Runtime runner, emit/cpu_runner.h), store each
 // profile in the database, calibrate the cost model (costmodel/) on a subset with the device spec
-// configs/devices/onnxruntime-cpu.yaml, predict the held-out rest, report measured vs predicted.
+// configs/devices/onnxruntime-cpu.yaml (with its hypotheses, combined by weight, as the HTP's are),
+// predict the held-out rest, report measured vs predicted.
 // The structure is the HTP cost model's own (lowering, features, ridge toward priors): if it is
 // right, it must predict CPU variants it was not calibrated on too.
 #pragma once
@@ -32,9 +33,21 @@ struct LoopRow {
   double rel_error = 0;     // (predicted - measured) / measured
 };
 
+// One of the device's hypotheses fitted on the calibration subset (costmodel/hypotheses.h).
+struct LoopHypothesis {
+  std::string name;
+  double weight = 0, elpd = 0;
+  double loo_median = 0;  // its leave-one-out |relative error| median over the subset
+};
+
 struct LoopReport {
   std::vector<LoopRow> rows;
-  costmodel::FitReport fit;
+  costmodel::FitReport fit;  // the device spec as written (its base structure)
+  // When the device has hypotheses, each fitted and the predictions their mixture's (the HTP's
+  // machinery); else empty and the predictions the one fit's.
+  std::vector<LoopHypothesis> hypotheses;
+  std::string predictor_id;  // the id of what predicted the rows
+  int shares = 0;            // op shares (GELU, outputs) the calibration points' profiles added
   int held_out = 0;
   int held_out_within_10pct = 0;
 };

@@ -1,7 +1,16 @@
-// The CPU loop's experiment design (explorer/cpu_loop.h): which points calibrate, which are held out.
+// The CPU loop (explorer/cpu_loop.h): its experiment design (which points calibrate, which are
+// held out) and, with a fake runner, what its hypotheses make of the profiles.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "costmodel/op_level_predictor.h"
 #include "explorer/cpu_loop.h"
+#include "model/builder.h"
+#include "model/model_loader.h"
+#include "tests/temp_dir.h"
 
 namespace layoutx::explorer {
 namespace {
@@ -20,6 +29,62 @@ TEST(CpuLoop, DefaultPointsHoldOutAContextAndThreeForms) {
     }
   }
   EXPECT_EQ(cal, 3 * 3);  // roll, ring, score-join at sliding, full 1024, full 4096
+}
+
+// The loop end to end without ONNX Runtime: a runner writes the profile a CPU following one of
+// the device's hypotheses at its priors would (one node event per lowered op and run, the op's
+// predicted time). Where the generating structure is one the other option cannot mimic (copied
+// outputs' bytes; a tanh GELU slower than erf, once a tanh point is calibrated), the mixture
+// rules the other out. Where the other option nests it (a copy rate can fall to an alias's; two
+// GELU coefficients can be equal) the generating one is favoured or the weight stays split, and
+// with tanh held out nothing measured tells the GELU forms apart: the weight stays split.
+TEST(CpuLoop, ProfilesOfOneStructureMoveTheWeightWhereTheyCanTell) {
+  const costmodel::DeviceSpec dev = costmodel::load_device_named("onnxruntime-cpu");
+  const model::ModelSpec m = model::load_model("spark-x2.5-1.7b");
+  const test::TempDir dir("cpu-loop-fake");
+  ASSERT_EQ(dev.hypotheses.size(), 4u);
+  std::vector<LoopPoint> with_tanh = default_loop_points(1024);
+  for (LoopPoint& p : with_tanh)
+    if (p.variant.gelu() == model::GeluForm::kTanh && p.ctx == 1024) p.calibrate = true;
+  for (const costmodel::HypothesisSpec& truth : dev.hypotheses) {
+    const costmodel::DeviceSpec d = costmodel::with_hypothesis(dev, truth);
+    const costmodel::OpLevelPredictor generator(d, costmodel::prior_calibration(d), costmodel::RuleSet{});
+    auto run = [&](const model::LayerSpec& layer, const model::Variant& v, size_t i) {
+      const costmodel::Prediction p = generator.predict(model::build_layer_graph(layer, v));
+      std::ostringstream json;
+      json << "[";
+      bool first = true;
+      for (int r = 0; r < 3; ++r)
+        for (const costmodel::OpCost& op : p.ops) {
+          json << (first ? "" : ",") << "{\"cat\": \"Node\", \"name\": \"" << op.name << "_kernel_time\", \"dur\": " << op.ms * 1e3
+               << ", \"args\": {\"op_name\": \"" << op.kind << "\", \"provider\": \"CPUExecutionProvider\"}}";
+          first = false;
+        }
+      json << "]";
+      const std::string path = (dir.path() / ("p" + std::to_string(i) + ".json")).string();
+      std::ofstream(path) << json.str();
+      return PointRun{path, {p.latency_ms}, "fake"};
+    };
+    // The weight of each axis's generating option, summed over the other axis.
+    const std::string gelu = truth.name.substr(0, truth.name.find('/')), output = truth.name.substr(truth.name.find('/') + 1);
+    auto weights = [&](const LoopReport& rep) {
+      double w_gelu = 0, w_output = 0;
+      for (const LoopHypothesis& h : rep.hypotheses) {
+        if (h.name.rfind(gelu + "/", 0) == 0) w_gelu += h.weight;
+        if (h.name.size() > output.size() && h.name.compare(h.name.size() - output.size(), output.size(), output) == 0)
+          w_output += h.weight;
+      }
+      return std::make_pair(w_gelu, w_output);
+    };
+    const LoopReport held = run_cpu_loop("spark-x2.5-1.7b", m, default_loop_points(1024), dev, run, nullptr);
+    EXPECT_GT(held.shares, 0);
+    const auto [gelu_held, output_held] = weights(held);
+    EXPECT_GT(output_held, output == "output-copied" ? 0.9 : 0.4) << truth.name;
+    EXPECT_GT(gelu_held, 0.3) << truth.name;
+    EXPECT_LT(gelu_held, 0.7) << truth.name;
+    const LoopReport told = run_cpu_loop("spark-x2.5-1.7b", m, with_tanh, dev, run, nullptr);
+    EXPECT_GT(weights(told).first, gelu == "gelu-as-written" ? 0.9 : 0.55) << truth.name;
+  }
 }
 
 }  // namespace
