@@ -220,7 +220,7 @@ CalibrationFiles parse_calibration_files(const std::string& file, const YAML::No
   c.rules = m.string("rules", false).value_or("");
   if (!c.hypotheses.empty() && c.measurements.empty())
     m.error("hypotheses", "a saved hypothesis calibration needs the measurements it was fitted on (calibration.measurements)");
-  // Its members are saved in the folder named after it without ".yaml" (a folder it owns).
+  // One YAML document (costmodel/hypotheses_document.h).
   if (!c.hypotheses.empty() && (c.hypotheses.size() <= 5 || c.hypotheses.substr(c.hypotheses.size() - 5) != ".yaml"))
     m.error("hypotheses", "expected a file name ending in .yaml, got '" + c.hypotheses + "'");
   m.finish();

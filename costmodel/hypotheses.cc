@@ -1,20 +1,15 @@
 #include "costmodel/hypotheses.h"
 
-#include "costmodel/hypotheses_document.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <map>
 #include <numeric>
 #include <optional>
 #include <ostream>
 #include <random>
-#include <set>
 #include <sstream>
 
+#include "costmodel/hypotheses_document.h"
 #include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/paths.h"
