@@ -305,7 +305,7 @@ Prediction HypothesisPredictor::combine(std::vector<Prediction>& each, const std
         for (size_t k = 0; k < next && at == p.ops.size(); ++k)
           if (p.ops[k].name == name) at = k;
         if (at == p.ops.size()) {
-          if (i < ops.size()) p.ops.push_back({name, model::to_string(ops[i].kind), to_string(ops[i].op_class), 0.0});
+          if (i < ops.size()) p.ops.push_back({name, kind_text(ops[i]), to_string(ops[i].op_class), 0.0});
           else p.ops.push_back({name, "Graph", "graph", 0.0});
           after.push_back(last_first);
         }

@@ -54,6 +54,11 @@ bool classify(const model::LayerGraph& g, model::Vertex v, OpClass& c) {
 
 }  // namespace
 
+const char* kind_text(const LoweredOp& op) {
+  if (op.kind == model::OpKind::kInput && op.op_class == OpClass::kDataMovement) return "Relayout";
+  return model::to_string(op.kind);
+}
+
 std::vector<LoweredOp> lower(const model::LayerGraph& g) {
   std::vector<LoweredOp> out;
   out.reserve(g.size());

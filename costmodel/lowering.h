@@ -28,6 +28,10 @@ struct LoweredOp {
   boost::container::small_vector<model::Vertex, 5> vertices;
 };
 
+// The op's kind as reports name it: the graph op's kind, or "Relayout" for the re-layout a
+// structure inserts before a cache input is read (a data-movement op on an Input vertex).
+const char* kind_text(const LoweredOp& op);  // static storage
+
 // Lowered ops in topological order. Contract: every graph op is either in exactly one
 // lowered op or is one of the non-ops above.
 std::vector<LoweredOp> lower(const model::LayerGraph& g);

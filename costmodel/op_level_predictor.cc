@@ -39,7 +39,7 @@ Prediction OpLevelPredictor::price(const LayerFeatures& lf, std::vector<double>*
   for (size_t i = 0; i < ops.size(); ++i) {
     const double ms = add_design_row_priced(device_, fs[i], total_row, calibration_.theta) / 1e3;
     if (op_ms) op_ms->push_back(ms);
-    else p.ops.push_back({ops[i].name, model::to_string(ops[i].kind), to_string(ops[i].op_class), ms});
+    else p.ops.push_back({ops[i].name, kind_text(ops[i]), to_string(ops[i].op_class), ms});
     p.latency_ms += ms;
   }
   Eigen::VectorXd row = Eigen::VectorXd::Zero(calibration_.theta.size());
