@@ -4,9 +4,9 @@
 #include <fstream>
 #include <iterator>
 
+#include "costmodel/hypotheses.h"
 #include "costmodel/legality.h"
 #include "costmodel/lowering.h"
-#include "costmodel/hypotheses.h"
 #include "costmodel/op_level_predictor.h"
 #include "db/ingest.h"
 #include "db/profile.h"
