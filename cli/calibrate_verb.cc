@@ -225,13 +225,15 @@ void add_calibrate_verb(CLI::App& app) {
     std::optional<costmodel::HypothesisSet> hyps;
     std::optional<costmodel::CalibrationReport> report;
     std::unique_ptr<costmodel::HypothesisPredictor> hyp_predictor;
+    std::string hyps_out;  // where the kept hypotheses were written, if they were
     if (!dev.hypotheses.empty()) {
       hyps = costmodel::fit_hypotheses(records, dev, provenance);
       report = costmodel::calibration_report(*hyps, records, dev);
       hyp_predictor = costmodel::make_predictor(*hyps, dev);
-      if (!args->no_save && args->update_shipped && !conn && !dev.calibration.hypotheses.empty())
-        costmodel::save_hypotheses(*hyps, costmodel::hypotheses_source_hash(bytes, dev),
-                                   costmodel::device_file(dev.calibration.hypotheses));
+      if (!args->no_save && args->update_shipped && !conn && !dev.calibration.hypotheses.empty()) {
+        hyps_out = costmodel::device_file(dev.calibration.hypotheses);
+        costmodel::save_hypotheses(*hyps, costmodel::hypotheses_source_hash(bytes, dev), hyps_out);
+      }
     }
     // 4c. With --db: store the predictor the verbs use, with its id, data hash, provenance and
     //     LOO error: the kept hypotheses with their weights (costmodel/hypotheses_document.h),
@@ -258,10 +260,14 @@ void add_calibrate_verb(CLI::App& app) {
     if (args->json) {
       print_json(rep, dev, out, db_saved, db_id, [&](JsonWriter& w) {
         if (hyps) write_hypotheses_json(*hyps, *report, *hyp_predictor, w);
+        if (!hyps_out.empty()) w.field("hypotheses_written_to", hyps_out);
       });
     } else {
       print_table(rep, dev, out, db_saved, db_id);
       if (hyps) print_hypotheses(*hyps, *report, *hyp_predictor, std::cout);
+      if (!hyps_out.empty())
+        std::cout << "\nhypotheses: the " << hyp_predictor->size() << " kept of " << hyps->fits.size() << " written to "
+                  << hyps_out << "\n";
     }
   });
 }

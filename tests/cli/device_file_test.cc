@@ -98,6 +98,24 @@ TEST_F(DeviceFile, SelectPredictEmitAndNextRunOnACopiedDevice) {
   EXPECT_EQ(arch, 1);
 }
 
+// The copy given its own calibration paths: `calibrate --update-shipped` writes its calibration
+// and its hypotheses file (one hypotheses document), says where, and the verbs then load it
+// without refitting.
+TEST_F(DeviceFile, UpdateShippedWritesTheHypothesesFileTheVerbsThenLoad) {
+  const std::string saved = tmp_ / "pixel.calibration.yaml", hyps = tmp_ / "pixel.hypotheses.yaml";
+  std::string y = slurp(device_);
+  y = replace_line(y, "  saved: ", "  saved: " + saved);
+  y = replace_line(y, "  hypotheses: ", "  hypotheses: " + hyps);
+  std::ofstream(device_) << y;
+  Result c = layoutx("calibrate --device " + device_ + " --update-shipped");
+  ASSERT_EQ(c.status, 0) << c.out;
+  EXPECT_TRUE(has(c.out, "hypotheses: the 4 kept of 80 written to " + hyps)) << c.out;
+  EXPECT_EQ(slurp(hyps).rfind("hypotheses_document: 1\n", 0), 0u);
+  Result p = layoutx("predict --device " + device_ + " --layout ring --json");
+  ASSERT_EQ(p.status, 0) << p.out;
+  EXPECT_TRUE(has(p.out, "\"calibration_source\": \"shipped hypotheses " + hyps + ", 4 kept")) << p.out;
+}
+
 TEST_F(DeviceFile, UnknownNamesAndBadFilesExitTwoNamingTheFileAndKey) {
   Result u = layoutx("select --device pixel --ctx 1024 --no-fidelity");
   EXPECT_EQ(u.status, 2);
