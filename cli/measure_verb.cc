@@ -109,14 +109,18 @@ void run_loop(const MeasureArgs& a) {
            fmt(row.low_ms, 3) + ".." + fmt(row.high_ms, 3), fmt(100 * row.rel_error, 1) + "%"});
   t.print(std::cout);
   if (!rep.hypotheses.empty()) {
-    std::cout << "\nhypotheses of " << dev.name << ", each fitted on the calibration subset; predictions are their mixture:\n";
+    std::cout << "\nhypotheses of " << dev.name
+              << ", each fitted on the calibration subset; predictions are their mixture:\n";
     Table h({"hypothesis", "weight", "elpd", "LOO median"});
-    for (const auto& x : rep.hypotheses) h.add({x.name, fmt(x.weight, 3), fmt(x.elpd, 1), fmt(100 * x.loo_median, 1) + "%"});
+    for (const auto& x : rep.hypotheses)
+      h.add({x.name, fmt(x.weight, 3), fmt(x.elpd, 1), fmt(100 * x.loo_median, 1) + "%"});
     h.print(std::cout);
   }
   std::cout << "\ncalibration " << rep.predictor_id << " on " << (rep.rows.size() - rep.held_out)
-            << " measured variants and " << rep.shares << " op shares of their profiles (base structure's leave-one-out median "
-            << fmt(100 * rep.fit.calibration.loo_median, 1) << "%); held out " << rep.held_out << ": " << rep.held_out_within_10pct << " within +-10% ("
+            << " measured variants and " << rep.shares
+            << " op shares of their profiles (base structure's leave-one-out median "
+            << fmt(100 * rep.fit.calibration.loo_median, 1) << "%); held out " << rep.held_out << ": "
+            << rep.held_out_within_10pct << " within +-10% ("
             << fmt(rep.held_out ? 100.0 * rep.held_out_within_10pct / rep.held_out : 0.0, 0) << "%)\n";
 }
 

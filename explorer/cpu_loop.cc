@@ -154,7 +154,8 @@ LoopReport run_cpu_loop(const std::string& model_arg, const model::ModelSpec& mo
       rep.hypotheses.push_back({f.spec.name, f.weight, f.elpd, f.report.calibration.loo_median});
     predictor = costmodel::make_predictor(set, device);
   } else {
-    predictor = std::make_unique<costmodel::OpLevelPredictor>(device, rep.fit.calibration, costmodel::load_device_rules(device));
+    predictor = std::make_unique<costmodel::OpLevelPredictor>(device, rep.fit.calibration,
+                                                              costmodel::load_device_rules(device));
   }
   rep.predictor_id = predictor->calibration_id();
   // 6. Predict every point; score the held-out ones.

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -245,7 +244,7 @@ TEST_F(Combined, AnOpOnlySomeHypothesesHaveIsListedInItsPlace) {
   };
   const int relayout = index_of("in/k_cache/relayout");
   ASSERT_GE(relayout, 0);
-  EXPECT_EQ(p.ops[static_cast<size_t>(relayout)].kind, "Relayout");
+  EXPECT_STREQ(p.ops[static_cast<size_t>(relayout)].kind, "Relayout");
   EXPECT_EQ(relayout + 1, index_of("attn/scores_cache"));
   EXPECT_EQ(index_of("in/v_cache/relayout") + 1, index_of("attn/context_cache"));
   double sum = 0;
