@@ -43,6 +43,7 @@ struct MeasureArgs {
   bool no_ingest = false;
   bool json = false;
   bool loop = false;
+  int passes = 1;  // --loop: rounds over every point
   std::string device = "onnxruntime-cpu";
 };
 
@@ -63,7 +64,7 @@ void run_loop(const MeasureArgs& a) {
     return explorer::PointRun{res.profile_path, res.runs_ms,
                               "onnxruntime-node " + res.ort_version + ", " + std::to_string(a.run.threads) + " thread(s)"};
   };
-  auto rep = explorer::run_cpu_loop(a.layer.model, r.model, points, dev, run, conn.get());
+  auto rep = explorer::run_cpu_loop(a.layer.model, r.model, points, dev, run, conn.get(), a.passes);
   // 4. Print.
   if (a.json) {
     JsonWriter j(std::cout);
@@ -81,6 +82,7 @@ void run_loop(const MeasureArgs& a) {
     }
     j.end_array();
     j.field("op_shares", rep.shares);
+    j.field("passes", rep.passes);
     j.field("held_out", rep.held_out);
     j.field("held_out_within_10pct", rep.held_out_within_10pct);
     j.key("rows").begin_array();
@@ -92,6 +94,7 @@ void run_loop(const MeasureArgs& a) {
       j.field("role", row.point.calibrate ? "calibration" : "held_out");
       j.field("measured_ms", row.measured_ms);
       j.field("wall_ms", row.wall_ms);
+      j.field("pass_spread", row.spread);
       j.field("predicted_ms", row.predicted_ms);
       j.field("low_ms", row.low_ms);
       j.field("high_ms", row.high_ms);
@@ -102,11 +105,17 @@ void run_loop(const MeasureArgs& a) {
     j.end_object();
     return;
   }
-  Table t({"layer", "ctx", "variant", "role", "measured ms", "predicted ms", "interval", "error"});
-  for (const auto& row : rep.rows)
-    t.add({model::to_string(row.point.type), std::to_string(row.point.ctx), row.point.variant.key(),
-           row.point.calibrate ? "calibration" : "held out", fmt(row.measured_ms, 3), fmt(row.predicted_ms, 3),
-           fmt(row.low_ms, 3) + ".." + fmt(row.high_ms, 3), fmt(100 * row.rel_error, 1) + "%"});
+  std::vector<std::string> head = {"layer", "ctx", "variant", "role", "measured ms", "predicted ms", "interval", "error"};
+  if (rep.passes > 1) head.insert(head.begin() + 5, "pass spread");
+  Table t(head);
+  for (const auto& row : rep.rows) {
+    std::vector<std::string> cells = {model::to_string(row.point.type), std::to_string(row.point.ctx),
+                                      row.point.variant.key(), row.point.calibrate ? "calibration" : "held out",
+                                      fmt(row.measured_ms, 3), fmt(row.predicted_ms, 3),
+                                      fmt(row.low_ms, 3) + ".." + fmt(row.high_ms, 3), fmt(100 * row.rel_error, 1) + "%"};
+    if (rep.passes > 1) cells.insert(cells.begin() + 5, fmt(100 * row.spread, 1) + "%");
+    t.add(cells);
+  }
   t.print(std::cout);
   if (!rep.hypotheses.empty()) {
     std::cout << "\nhypotheses of " << dev.name
@@ -121,7 +130,9 @@ void run_loop(const MeasureArgs& a) {
             << " op shares of their profiles (base structure's leave-one-out median "
             << fmt(100 * rep.fit.calibration.loo_median, 1) << "%); held out " << rep.held_out << ": "
             << rep.held_out_within_10pct << " within +-10% ("
-            << fmt(rep.held_out ? 100.0 * rep.held_out_within_10pct / rep.held_out : 0.0, 0) << "%)\n";
+            << fmt(rep.held_out ? 100.0 * rep.held_out_within_10pct / rep.held_out : 0.0, 0) << "%)";
+  if (rep.passes > 1) std::cout << "; each point's median of " << rep.passes << " passes";
+  std::cout << "\n";
 }
 
 double median(std::vector<double> v) {
@@ -147,9 +158,15 @@ void add_measure_verb(CLI::App& app) {
   sub->add_flag("--json", a->json, "print one JSON document");
   sub->add_flag("--loop", a->loop,
                 "the CPU loop: measure a set of variants, calibrate on a subset, predict the held-out rest");
+  auto* passes = sub->add_option("--passes", a->passes,
+                                  "--loop: rounds over every point, each point's median pass kept (a slow spell of a "
+                                  "shared machine then lands on every point once)")
+                     ->capture_default_str()
+                     ->check(CLI::Range(1, 100));
   sub->add_option("--device", a->device, "device spec of this CPU (a name under configs/devices/ or a .yaml): the database's device")
       ->capture_default_str();
-  sub->callback([a] {
+  sub->callback([a, passes] {
+    if (passes->count() > 0 && !a->loop) throw Error("--passes: only with --loop (one variant is timed with --runs)");
     check_directory_target(a->out);  // before any work: a file or a read-only folder is an error
     if (a->loop) {
       run_loop(*a);

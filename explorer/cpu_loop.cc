@@ -1,5 +1,6 @@
 #include "explorer/cpu_loop.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iterator>
@@ -90,50 +91,71 @@ std::vector<LoopPoint> default_loop_points(int ctx) {
 }
 
 LoopReport run_cpu_loop(const std::string& model_arg, const model::ModelSpec& model, const std::vector<LoopPoint>& points,
-                        const costmodel::DeviceSpec& device, const PointRunner& run, db::Connection* conn) {
+                        const costmodel::DeviceSpec& device, const PointRunner& run, db::Connection* conn, int passes) {
+  if (passes < 1) throw Error("cpu loop: passes must be at least 1, got " + std::to_string(passes));
   LoopReport rep;
+  rep.passes = passes;
+  // Per point, over the passes: the layer times, the wall times and every node event (for shares).
+  std::vector<std::vector<double>> layer_ms(points.size()), wall_ms(points.size());
+  std::vector<db::Profile> nodes(points.size());
+  std::vector<std::string> source(points.size());
+  // Passes go round the whole set, so a slow spell of a shared machine lands on every point once
+  // instead of on a run of neighbouring points.
+  for (int pass = 0; pass < passes; ++pass)
+    for (size_t i = 0; i < points.size(); ++i) {
+      const LoopPoint& p = points[i];
+      // 1. Run the variant (the runner emits it and times it).
+      const PointRun res = run(model.layer(p.type, p.ctx), p.variant, static_cast<size_t>(pass) * points.size() + i);
+      if (res.profile_path.empty()) throw Error("cpu loop: ONNX Runtime wrote no profile for " + p.variant.key());
+      // 2. The layer time: median over timed runs of the summed node kernel times (what the
+      //    ingester stores as the ort_node boundary).
+      std::ifstream f(res.profile_path);
+      const std::string text((std::istreambuf_iterator<char>(f)), {});
+      auto prof = db::parse_ort_json(text, res.profile_path);
+      layer_ms[i].push_back(prof.layers.at(0).ms);
+      wall_ms[i].insert(wall_ms[i].end(), res.wall_ms.begin(), res.wall_ms.end());
+      nodes[i].ops.insert(nodes[i].ops.end(), prof.ops.begin(), prof.ops.end());
+      source[i] = res.profile_path;
+      // 3. Into the database as the device (every pass: each is a timing of the graph).
+      if (conn) {
+        db::IngestContext ctx;
+        ctx.device = device.name;
+        ctx.variant = p.variant.key();
+        ctx.layer = model::to_string(p.type);
+        ctx.ctx = p.ctx;
+        ctx.model = model.name;
+        ctx.format = db::Format::kOrtJson;
+        ctx.notes = "layoutx measure --loop: " + res.runtime + ", pass " + std::to_string(pass + 1) + " of " +
+                    std::to_string(passes) + ", wall median " + std::to_string(db::median(res.wall_ms)) + " ms";
+        db::ingest_file(*conn, res.profile_path, ctx);
+      }
+    }
   std::vector<costmodel::MeasurementRecord> records, shares;
   for (size_t i = 0; i < points.size(); ++i) {
     const LoopPoint& p = points[i];
-    // 1. Run the variant (the runner emits it and times it).
-    const PointRun res = run(model.layer(p.type, p.ctx), p.variant, i);
-    if (res.profile_path.empty()) throw Error("cpu loop: ONNX Runtime wrote no profile for " + p.variant.key());
-    // 2. The layer time: median over timed runs of the summed node kernel times (what the
-    //    ingester stores as the ort_node boundary).
-    std::ifstream f(res.profile_path);
-    const std::string text((std::istreambuf_iterator<char>(f)), {});
-    auto prof = db::parse_ort_json(text, res.profile_path);
     LoopRow row;
     row.point = p;
-    row.measured_ms = prof.layers.at(0).ms;
-    row.wall_ms = db::median(res.wall_ms);
-    // 3. Into the database as the device.
-    if (conn) {
-      db::IngestContext ctx;
-      ctx.device = device.name;
-      ctx.variant = p.variant.key();
-      ctx.layer = model::to_string(p.type);
-      ctx.ctx = p.ctx;
-      ctx.model = model.name;
-      ctx.format = db::Format::kOrtJson;
-      ctx.notes = "layoutx measure --loop: " + res.runtime + ", wall median " + std::to_string(row.wall_ms) + " ms";
-      db::ingest_file(*conn, res.profile_path, ctx);
-    }
+    row.measured_ms = db::median(layer_ms[i]);  // the median pass
+    row.wall_ms = db::median(wall_ms[i]);
+    const auto [lo, hi] = std::minmax_element(layer_ms[i].begin(), layer_ms[i].end());
+    row.spread = row.measured_ms > 0 ? (*hi - *lo) / row.measured_ms : 0.0;
     costmodel::MeasurementRecord r;
     r.kind = costmodel::MeasurementRecord::Kind::kLayerTime;
     r.id = std::string(model::to_string(p.type)) + "-" + std::to_string(p.ctx) + "-" + p.variant.key();
-    r.source = res.profile_path;
+    r.source = source[i];
     r.model = model_arg;
     r.layer = p.type;
     r.context = p.ctx;
     r.variant = p.variant;
     r.ms = row.measured_ms;
-    r.sd = 0.05;  // relative: repeated ORT runs on a shared VM vary by a few percent
+    // Relative sd: repeated ORT runs on a shared VM vary by a few percent; with several passes,
+    // at least half the spread the passes showed.
+    r.sd = std::max(0.05, 0.5 * row.spread);
     records.push_back(r);
     rep.rows.push_back(row);
     // The calibration points' profiles also give op shares (held-out points stay unseen).
     if (p.calibrate)
-      for (auto& share : profile_shares(r, model::build_layer_graph(model.layer(p.type, p.ctx), p.variant), prof))
+      for (auto& share : profile_shares(r, model::build_layer_graph(model.layer(p.type, p.ctx), p.variant), nodes[i]))
         shares.push_back(std::move(share));
   }
   // 4. Calibrate on the subset: its timings and its profiles' shares.

@@ -27,7 +27,8 @@ struct LoopPoint {
 
 struct LoopRow {
   LoopPoint point;
-  double measured_ms = 0;   // median over timed runs of the sum of ORT node kernel times
+  double measured_ms = 0;   // median over timed runs of the sum of ORT node kernel times (the median pass)
+  double spread = 0;        // (slowest - fastest pass) / measured_ms; 0 with one pass
   double wall_ms = 0;       // median session.run wall time (JS side), for reference
   double predicted_ms = 0, low_ms = 0, high_ms = 0;
   double rel_error = 0;     // (predicted - measured) / measured
@@ -48,6 +49,7 @@ struct LoopReport {
   std::vector<LoopHypothesis> hypotheses;
   std::string predictor_id;  // the id of what predicted the rows
   int shares = 0;            // op shares (GELU, outputs) the calibration points' profiles added
+  int passes = 1;            // rounds over every point
   int held_out = 0;
   int held_out_within_10pct = 0;
 };
@@ -67,11 +69,13 @@ struct PointRun {
 // Runs point number `index` (its layer at its context, its variant). Throws Error on failure.
 using PointRunner = std::function<PointRun(const model::LayerSpec& layer, const model::Variant& v, size_t index)>;
 
-// Runs every point with `run`, ingests each profile into `conn` (as the device spec's name) when
-// given, calibrates on the calibration subset and predicts every point. `model_arg` is what
-// --model was (the records name it). The device must time layers as ONNX Runtime's profile does
-// (its boundaries include db's ort_node). Throws Error on failure.
+// Runs every point with `run` in `passes` rounds over the whole set (the runner's index is
+// pass * points + point), ingests each profile into `conn` (as the device spec's name) when
+// given, takes each point's median pass, calibrates on the calibration subset and predicts every
+// point. `model_arg` is what --model was (the records name it). The device must time layers as
+// ONNX Runtime's profile does (its boundaries include db's ort_node). Throws Error on failure.
 LoopReport run_cpu_loop(const std::string& model_arg, const model::ModelSpec& model, const std::vector<LoopPoint>& points,
-                        const costmodel::DeviceSpec& device, const PointRunner& run, db::Connection* conn);
+                        const costmodel::DeviceSpec& device, const PointRunner& run, db::Connection* conn,
+                        int passes = 1);
 
 }  // namespace layoutx::explorer

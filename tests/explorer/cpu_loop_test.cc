@@ -10,6 +10,7 @@
 #include "explorer/cpu_loop.h"
 #include "model/builder.h"
 #include "model/model_loader.h"
+#include "support/error.h"
 #include "tests/temp_dir.h"
 
 namespace layoutx::explorer {
@@ -85,6 +86,41 @@ TEST(CpuLoop, ProfilesOfOneStructureMoveTheWeightWhereTheyCanTell) {
     const LoopReport told = run_cpu_loop("spark-x2.5-1.7b", m, with_tanh, dev, run, nullptr);
     EXPECT_GT(weights(told).first, gelu == "gelu-as-written" ? 0.9 : 0.55) << truth.name;
   }
+}
+
+// Passes go round every point; a point's timing is its median pass, so a slow spell that hits
+// one pass of every point leaves the timings alone, and the spread says it happened.
+TEST(CpuLoop, PassesKeepEachPointsMedianPass) {
+  const costmodel::DeviceSpec dev = costmodel::load_device_named("onnxruntime-cpu");
+  const model::ModelSpec m = model::load_model("spark-x2.5-1.7b");
+  const test::TempDir dir("cpu-loop-passes");
+  const std::vector<LoopPoint> points = default_loop_points(1024);
+  const costmodel::OpLevelPredictor generator(dev, costmodel::prior_calibration(dev), costmodel::RuleSet{});
+  std::vector<size_t> calls;
+  auto run = [&](const model::LayerSpec& layer, const model::Variant& v, size_t i) {
+    calls.push_back(i);
+    const double slow = i / points.size() == 1 ? 1.5 : 1.0;  // the second pass is a slow spell
+    const costmodel::Prediction p = generator.predict(model::build_layer_graph(layer, v));
+    std::ostringstream json;
+    json << "[";
+    for (size_t k = 0; k < p.ops.size(); ++k)
+      json << (k ? "," : "") << "{\"cat\": \"Node\", \"name\": \"" << p.ops[k].name << "_kernel_time\", \"dur\": "
+           << p.ops[k].ms * 1e3 * slow << "}";
+    json << "]";
+    const std::string path = dir / ("p" + std::to_string(i) + ".json");
+    std::ofstream(path) << json.str();
+    return PointRun{path, {p.latency_ms * slow}, "fake"};
+  };
+  const LoopReport rep = run_cpu_loop("spark-x2.5-1.7b", m, points, dev, run, nullptr, 3);
+  ASSERT_EQ(calls.size(), 3 * points.size());
+  EXPECT_EQ(calls[points.size()], points.size());  // the second pass starts after the whole first
+  EXPECT_EQ(rep.passes, 3);
+  for (const LoopRow& row : rep.rows) {
+    const double truth = generator.predict(model::build_layer_graph(m.layer(row.point.type, row.point.ctx), row.point.variant)).latency_ms;
+    EXPECT_NEAR(row.measured_ms, truth, 1e-6 * truth) << row.point.variant.key();
+    EXPECT_NEAR(row.spread, 0.5, 1e-6);
+  }
+  EXPECT_THROW(run_cpu_loop("spark-x2.5-1.7b", m, points, dev, run, nullptr, 0), Error);
 }
 
 }  // namespace
