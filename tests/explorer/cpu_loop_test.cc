@@ -32,6 +32,24 @@ TEST(CpuLoop, DefaultPointsHoldOutAContextAndThreeForms) {
   EXPECT_EQ(cal, 3 * 3);  // roll, ring, score-join at sliding, full 1024, full 4096
 }
 
+// An ONNX Runtime profile (db/ingest_ort_json.cc's format) of `runs` runs in which each of the
+// prediction's ops is one node taking its predicted time times `scale`; returns `path`.
+std::string write_profile(const std::string& path, const costmodel::Prediction& p, int runs, double scale) {
+  std::ostringstream json;
+  json << "[";
+  bool first = true;
+  for (int r = 0; r < runs; ++r)
+    for (const costmodel::OpCost& op : p.ops) {
+      json << (first ? "" : ",") << "{\"cat\": \"Node\", \"name\": \"" << op.name << "_kernel_time\", \"dur\": "
+           << op.ms * 1e3 * scale << ", \"args\": {\"op_name\": \"" << op.kind
+           << "\", \"provider\": \"CPUExecutionProvider\"}}";
+      first = false;
+    }
+  json << "]";
+  std::ofstream(path) << json.str();
+  return path;
+}
+
 // The loop end to end without ONNX Runtime: a runner writes the profile a CPU following one of
 // the device's hypotheses at its priors would (one node event per lowered op and run, the op's
 // predicted time). Where the generating structure is one the other option cannot mimic (copied
@@ -52,18 +70,7 @@ TEST(CpuLoop, ProfilesOfOneStructureMoveTheWeightWhereTheyCanTell) {
     const costmodel::OpLevelPredictor generator(d, costmodel::prior_calibration(d), costmodel::RuleSet{});
     auto run = [&](const model::LayerSpec& layer, const model::Variant& v, size_t i) {
       const costmodel::Prediction p = generator.predict(model::build_layer_graph(layer, v));
-      std::ostringstream json;
-      json << "[";
-      bool first = true;
-      for (int r = 0; r < 3; ++r)
-        for (const costmodel::OpCost& op : p.ops) {
-          json << (first ? "" : ",") << "{\"cat\": \"Node\", \"name\": \"" << op.name << "_kernel_time\", \"dur\": " << op.ms * 1e3
-               << ", \"args\": {\"op_name\": \"" << op.kind << "\", \"provider\": \"CPUExecutionProvider\"}}";
-          first = false;
-        }
-      json << "]";
-      const std::string path = (dir.path() / ("p" + std::to_string(i) + ".json")).string();
-      std::ofstream(path) << json.str();
+      const std::string path = write_profile(dir / ("p" + std::to_string(i) + ".json"), p, 3, 1.0);
       return PointRun{path, {p.latency_ms}, "fake"};
     };
     // The weight of each axis's generating option, summed over the other axis.
@@ -101,14 +108,7 @@ TEST(CpuLoop, PassesKeepEachPointsMedianPass) {
     calls.push_back(i);
     const double slow = i / points.size() == 1 ? 1.5 : 1.0;  // the second pass is a slow spell
     const costmodel::Prediction p = generator.predict(model::build_layer_graph(layer, v));
-    std::ostringstream json;
-    json << "[";
-    for (size_t k = 0; k < p.ops.size(); ++k)
-      json << (k ? "," : "") << "{\"cat\": \"Node\", \"name\": \"" << p.ops[k].name << "_kernel_time\", \"dur\": "
-           << p.ops[k].ms * 1e3 * slow << "}";
-    json << "]";
-    const std::string path = dir / ("p" + std::to_string(i) + ".json");
-    std::ofstream(path) << json.str();
+    const std::string path = write_profile(dir / ("p" + std::to_string(i) + ".json"), p, 1, slow);
     return PointRun{path, {p.latency_ms * slow}, "fake"};
   };
   const LoopReport rep = run_cpu_loop("spark-x2.5-1.7b", m, points, dev, run, nullptr, 3);
