@@ -1,6 +1,7 @@
 #include "costmodel/layer_features.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "costmodel/cost_model.h"
 #include "costmodel/live_set.h"
@@ -46,12 +47,27 @@ void readers(const model::LayerGraph& g, model::Vertex v, std::vector<model::Ver
   }
 }
 
+// The cache-sized graph inputs an op other than a copy reads directly, each with its readers
+// (through views).
+std::vector<std::pair<model::Vertex, std::vector<model::Vertex>>> cache_inputs_and_readers(const model::LayerGraph& g,
+                                                                                           int channel_pad,
+                                                                                           double live_min_kb) {
+  std::vector<std::pair<model::Vertex, std::vector<model::Vertex>>> out;
+  for (model::Vertex in : g.of_kind(model::OpKind::kInput)) {
+    const model::OpNode& n = g.op(in);
+    if (static_cast<double>(tiled_bytes(n.shape, n.dtype, channel_pad, false)) < live_min_kb * 1024) continue;
+    std::vector<model::Vertex> rs;
+    readers(g, in, rs);
+    if (std::any_of(rs.begin(), rs.end(), [&](model::Vertex u) { return !is_copy(g.op(u).kind); }))
+      out.emplace_back(in, std::move(rs));
+  }
+  return out;
+}
+
 // Structure::relayout_cache_inputs: one data-movement op per cache input read in place, placed
 // before the first op that reads it; it reads the flat tensor and writes the tiled one.
 void add_cache_relayouts(const model::LayerGraph& g, const DeviceSpec& device, LayerFeatures& f) {
-  for (model::Vertex in : cache_inputs_read_in_place(g, device.channel_pad, device.structure.live_min_kb)) {
-    std::vector<model::Vertex> rs;
-    readers(g, in, rs);
+  for (const auto& [in, rs] : cache_inputs_and_readers(g, device.channel_pad, device.structure.live_min_kb)) {
     size_t at = f.ops.size();
     for (size_t i = 0; i < f.ops.size() && at == f.ops.size(); ++i)
       for (model::Vertex v : f.ops[i].vertices)
@@ -72,13 +88,7 @@ void add_cache_relayouts(const model::LayerGraph& g, const DeviceSpec& device, L
 
 std::vector<model::Vertex> cache_inputs_read_in_place(const model::LayerGraph& g, int channel_pad, double live_min_kb) {
   std::vector<model::Vertex> out;
-  for (model::Vertex in : g.of_kind(model::OpKind::kInput)) {
-    const model::OpNode& n = g.op(in);
-    if (static_cast<double>(tiled_bytes(n.shape, n.dtype, channel_pad, false)) < live_min_kb * 1024) continue;
-    std::vector<model::Vertex> rs;
-    readers(g, in, rs);
-    if (std::any_of(rs.begin(), rs.end(), [&](model::Vertex u) { return !is_copy(g.op(u).kind); })) out.push_back(in);
-  }
+  for (const auto& [in, rs] : cache_inputs_and_readers(g, channel_pad, live_min_kb)) out.push_back(in);
   return out;
 }
 

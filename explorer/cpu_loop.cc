@@ -7,8 +7,8 @@
 
 #include "costmodel/hypotheses.h"
 #include "costmodel/legality.h"
-#include "costmodel/lowering.h"
 #include "costmodel/op_level_predictor.h"
+#include "costmodel/op_profile_shares.h"
 #include "db/ingest.h"
 #include "db/profile.h"
 #include "model/builder.h"
@@ -21,47 +21,24 @@ using model::LayerType;
 namespace {
 
 // The op shares a CPU profile measures directly (ONNX Runtime times every node): the GELU's and
-// the graph outputs' fraction of the summed node time. They tell apart what the layer timings
-// cannot see (the GELU is under 1% of a CPU layer; see the device's hypotheses). A lowered op's
-// nodes are named by it: the op's own name, or that name and "/" (emit/onnx_writer.cc).
+// the graph outputs' fraction of the summed node time, matched to the lowered ops as any per-op
+// profile is (costmodel/op_profile_shares.h). They tell apart what the layer timings cannot see
+// (the GELU is under 1% of a CPU layer; see the device's hypotheses).
 std::vector<costmodel::MeasurementRecord> profile_shares(const costmodel::MeasurementRecord& layer,
-                                                         const model::LayerGraph& g, const db::Profile& prof) {
-  struct Group {
-    const char* id;
-    std::vector<costmodel::OpClass> classes;
-  };
-  const Group groups[] = {{"gelu", {costmodel::OpClass::kGeluErf, costmodel::OpClass::kGeluTanh}},
-                          {"outputs", {costmodel::OpClass::kOutput}}};
-  double total = 0;
-  for (const db::OpRecord& op : prof.ops) total += op.ms.value_or(0.0);
+                                                         const db::Profile& prof) {
+  std::vector<costmodel::ProfiledOp> rows;
+  rows.reserve(prof.ops.size());
+  for (const db::OpRecord& op : prof.ops) rows.push_back({op.name, op.ms.value_or(0.0)});
   std::vector<costmodel::MeasurementRecord> out;
-  if (!(total > 0)) return out;
-  const std::vector<costmodel::LoweredOp> ops = costmodel::lower(g);
-  for (const Group& grp : groups) {
-    std::vector<std::string> globs;
-    for (const costmodel::LoweredOp& op : ops)
-      for (costmodel::OpClass c : grp.classes)
-        if (op.op_class == c) {
-          globs.push_back(op.name);
-          globs.push_back(op.name + "/*");
-        }
-    if (globs.empty()) continue;
-    double part = 0;
-    for (const db::OpRecord& op : prof.ops)
-      for (const std::string& glob : globs)
-        if (costmodel::glob_match(glob, op.name)) {
-          part += op.ms.value_or(0.0);
-          break;
-        }
-    costmodel::MeasurementRecord r = layer;
-    r.kind = costmodel::MeasurementRecord::Kind::kOpShare;
-    r.id = layer.id + "-" + grp.id + "-share";
-    r.ops = globs;
-    r.share = part / total;
+  for (costmodel::MeasurementRecord& r : costmodel::shares_from_op_profile(layer, rows, layer.id, layer.source, 0).shares) {
+    const std::string cls = r.id.substr(r.id.rfind(':') + 1);
+    if (cls != to_string(costmodel::OpClass::kGeluErf) && cls != to_string(costmodel::OpClass::kGeluTanh) &&
+        cls != to_string(costmodel::OpClass::kOutput))
+      continue;
     // Absolute sd: a node's time varies by about a tenth from run to run on a shared VM, so a
     // share's sd scales with it (a GELU's share is a fraction of a percent), with a small floor.
     r.sd = 0.1 * r.share + 1e-4;
-    out.push_back(r);
+    out.push_back(std::move(r));
   }
   return out;
 }
@@ -155,7 +132,7 @@ LoopReport run_cpu_loop(const std::string& model_arg, const model::ModelSpec& mo
     rep.rows.push_back(row);
     // The calibration points' profiles also give op shares (held-out points stay unseen).
     if (p.calibrate)
-      for (auto& share : profile_shares(r, model::build_layer_graph(model.layer(p.type, p.ctx), p.variant), nodes[i]))
+      for (auto& share : profile_shares(r, nodes[i]))
         shares.push_back(std::move(share));
   }
   // 4. Calibrate on the subset: its timings and its profiles' shares.
