@@ -16,6 +16,7 @@
 #include "support/atomic_file.h"
 #include "support/clock.h"
 #include "support/error.h"
+#include "support/hash.h"
 #include "support/paths.h"
 #include "support/yaml_reader.h"
 
@@ -114,21 +115,6 @@ Solved solve(const std::vector<MeasurementRecord>& records, const Prepared& p, c
   const Eigen::MatrixXd Ad = A.topRows(data_rows);
   s.effective_parameters = (s.normal_inverse * Ad.transpose() * Ad).trace();
   return s;
-}
-
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-std::string hex(uint64_t v, int digits) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return std::string(buf).substr(static_cast<size_t>(16 - digits));
 }
 
 std::string num(double v) {

@@ -12,6 +12,7 @@
 #include "costmodel/hypotheses_document.h"
 #include "support/atomic_file.h"
 #include "support/error.h"
+#include "support/hash.h"
 #include "support/paths.h"
 #include "support/yaml_reader.h"
 
@@ -196,7 +197,13 @@ HypothesisSet fit_hypotheses(const std::vector<MeasurementRecord>& records, cons
                              const std::vector<std::string>& data_files) {
   HypothesisSet set;
   std::vector<HypothesisSpec> specs = device.hypotheses.all();
-  if (specs.empty()) specs.push_back({.name = "base", .claim = "the device spec as written", .structure = device.structure});
+  if (specs.empty()) {
+    HypothesisSpec base;
+    base.name = "base";
+    base.claim = "the device spec as written";
+    base.structure = device.structure;
+    specs.push_back(std::move(base));
+  }
   const std::vector<size_t> timings = timing_indices(records);
   const auto masks = loo_masks(records, timings, false);
   const auto group_masks = loo_masks(records, timings, true);
@@ -245,12 +252,8 @@ HypothesisPredictor::HypothesisPredictor(std::vector<std::string> names, std::ve
     while (j < h && !fitted_identically(members_[j]->calibration(), c)) ++j;
     twin_.push_back(j);
   }
-  // An 8-hex id of the members' ids and weights (std::hash is not stable across builds: FNV-1a).
-  uint64_t x = 1469598103934665603ull;
-  for (unsigned char c : ident) x = (x ^ c) * 1099511628211ull;
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%08llx", static_cast<unsigned long long>(x & 0xffffffffull));
-  id_ = buf;
+  // An 8-hex id of the members' ids and weights.
+  id_ = hex(fnv1a(ident), 8);
 }
 
 std::vector<HypothesisFigure> HypothesisPredictor::predict_each(const model::LayerGraph& graph) const {

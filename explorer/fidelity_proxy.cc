@@ -1,10 +1,13 @@
 #include "explorer/fidelity_proxy.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 
 #include "model/limits.h"
 #include "model/tensor_budget.h"
+#include "support/disk_memo.h"
 
 namespace layoutx::explorer {
 
@@ -50,11 +53,28 @@ std::string quant_description(const model::numerics::QuantOptions& q) {
 
 namespace {
 
+// A figure as text that reads back as the same double (inf and nan included).
+std::string exact_text(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+std::optional<double> parse_exact(const std::string& s) {
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size()) return std::nullopt;
+  return v;
+}
+
 // The layouts differ only in the attention, and the full widths cost ~50M MACs a step: the
-// proxy keeps the attention and shrinks the rest.
+// proxy keeps the attention and shrinks the rest. Figures are memoized in the process and on
+// disk (a figure depends only on its key and on the code: seconds a select saved on every run
+// after the first).
 class NumericsOracle : public FidelityOracle {
  public:
-  NumericsOracle(int steps, model::numerics::QuantOptions quant) : steps_(steps), quant_(quant) {}
+  NumericsOracle(int steps, model::numerics::QuantOptions quant, DiskMemo disk)
+      : steps_(steps), quant_(quant), disk_(std::move(disk)) {}
   std::optional<double> snr_db(const model::LayerSpec& layer, const model::Variant& v) override {
     // The proxy keeps the layer's K/V cache, which grows with the context: above the bound the
     // check is skipped (no floor); fidelity_skip_note says so.
@@ -69,12 +89,19 @@ class NumericsOracle : public FidelityOracle {
       proxy.context = history;
       proxy.cache_entries = history - 1;
     }
-    const std::string key = Evaluator::shape_key(proxy) + "|" + std::to_string(history) + "|" + v.key();
+    const std::string key = Evaluator::shape_key(proxy) + "|" + std::to_string(history) + "|" + v.key() + "|seed " +
+                            std::to_string(kSeed) + "|" + quant_description(quant_) + "|calibration seed " +
+                            std::to_string(quant_.calibration_seed);
     auto it = memo_.find(key);
     if (it != memo_.end()) return it->second;
-    double snr = model::numerics::fidelity_snr_db(proxy, v, history, kSeed, quant_);
-    memo_.emplace(key, snr);
-    return snr;
+    std::optional<double> snr;
+    if (auto saved = disk_.get(key)) snr = parse_exact(*saved);
+    if (!snr) {
+      snr = model::numerics::fidelity_snr_db(proxy, v, history, kSeed, quant_);
+      disk_.put(key, exact_text(*snr));
+    }
+    memo_.emplace(key, *snr);
+    return *snr;
   }
   std::string describe() const override {
     const std::string history = steps_ ? std::to_string(steps_) + " seeded decode steps"
@@ -92,12 +119,18 @@ class NumericsOracle : public FidelityOracle {
   int steps_;  // 0: fidelity_history
   model::numerics::QuantOptions quant_;
   std::map<std::string, double> memo_;
+  DiskMemo disk_;
 };
 
 }  // namespace
 
 std::unique_ptr<FidelityOracle> make_numerics_oracle(int steps, const model::numerics::QuantOptions& quant) {
-  return std::make_unique<NumericsOracle>(steps, quant);
+  return make_numerics_oracle(steps, quant, DiskMemo(user_cache_folder("fidelity"), code_stamp()));
+}
+
+std::unique_ptr<FidelityOracle> make_numerics_oracle(int steps, const model::numerics::QuantOptions& quant,
+                                                     DiskMemo disk) {
+  return std::make_unique<NumericsOracle>(steps, quant, std::move(disk));
 }
 
 }  // namespace layoutx::explorer

@@ -7,6 +7,7 @@
 #include "explorer/evaluator.h"
 #include "model/model_spec.h"
 #include "model/numerics/fidelity.h"
+#include "support/disk_memo.h"
 
 namespace layoutx::explorer {
 
@@ -30,8 +31,12 @@ std::string quant_description(const model::numerics::QuantOptions& q);
 
 // The oracle: SNR of a variant (float32, its precision simulated as `quant` says) against the
 // float64 reference on the layer's proxy over `steps` seeded decode steps (0: the numerics'
-// fidelity_history, which fills the window). Memoized per proxy shape, history and variant;
-// skipped layers (fidelity_skip_reason) get no figure (no floor).
+// fidelity_history, which fills the window). Memoized per proxy shape, history, variant, seed and
+// quantizer, in the process and in the user's cache folder (user_cache_folder("fidelity"), for
+// this build only); skipped layers (fidelity_skip_reason) get no figure (no floor).
 std::unique_ptr<FidelityOracle> make_numerics_oracle(int steps, const model::numerics::QuantOptions& quant);
+// The same with the memo on disk given (a test's folder, or none).
+std::unique_ptr<FidelityOracle> make_numerics_oracle(int steps, const model::numerics::QuantOptions& quant,
+                                                     DiskMemo disk);
 
 }  // namespace layoutx::explorer
