@@ -15,8 +15,6 @@
 #include "costmodel/op_level_predictor.h"
 #include "costmodel/hypotheses.h"
 #include "costmodel/measurements.h"
-#include "db/costmodel_records.h"
-#include "db/schema.h"
 #include "emit/bundle.h"
 #include "explorer/measurement_plan.h"
 #include "explorer/open_decisions.h"
@@ -187,15 +185,7 @@ void add_next_verb(CLI::App& app) {
     // 3. Rank every candidate measurement by its value (not proposing what the device's measurements timed).
     explorer::PlanOptions options;
     // Timed already: the device's measurement file, and the database's timings of it (--db).
-    const costmodel::CalibrationFiles& files = args->predictor.spec.calibration;
-    std::vector<costmodel::MeasurementRecord> timed;
-    if (!files.measurements.empty()) timed = costmodel::load_measurements(costmodel::device_file(files.measurements));
-    if (!args->predictor.db.empty()) {
-      auto conn = db::open_database_readonly(args->predictor.db);
-      for (auto& t : db::costmodel_timings(*conn, args->predictor.spec.name, args->predictor.spec.boundaries, {}))
-        timed.push_back(std::move(t.record));
-    }
-    options.already_timed = explorer::timed_graph_keys(timed, m);
+    options.already_timed = explorer::timed_graph_keys(args->predictor.device_timings(), m);
     auto plan = explorer::plan_measurements(*predictor, decisions, options);
     if (static_cast<size_t>(args->budget) > plan.size())
       throw Error("--budget: " + std::to_string(args->budget) + " is more than the " + std::to_string(plan.size()) +

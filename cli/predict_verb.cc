@@ -9,6 +9,7 @@
 #include "cli/verbs.h"
 #include "costmodel/op_level_predictor.h"
 #include "costmodel/hypotheses.h"
+#include "explorer/open_decisions.h"
 #include "model/builder.h"
 #include "support/error.h"
 #include "support/json_writer.h"
@@ -26,9 +27,24 @@ struct PredictArgs {
 };
 
 using Figures = std::vector<costmodel::HypothesisFigure>;
+using Timings = std::vector<costmodel::MeasurementRecord>;
+
+// The device's timings of this very graph (its measurement file and --db's): the prediction's
+// error where the answer is known.
+Timings timings_of(const model::LayerGraph& g, const model::ModelSpec& m, const Timings& all) {
+  const std::string key = explorer::graph_key(g.layer, g.variant);
+  Timings out;
+  for (const auto& r : all)
+    if (explorer::timed_graph_key(r, m) == key) out.push_back(r);
+  return out;
+}
+
+double error_pct(const costmodel::Prediction& p, const costmodel::MeasurementRecord& r) {
+  return 100.0 * (p.latency_ms - r.ms) / r.ms;
+}
 
 void print_json(const model::LayerGraph& g, const costmodel::Prediction& p, bool per_op, const std::string& device,
-                const std::string& source, const Figures* each) {
+                const std::string& source, const Figures* each, const Timings& measured) {
   JsonWriter w(std::cout);
   w.begin_object();
   w.field("variant_key", g.variant.key());
@@ -45,6 +61,16 @@ void print_json(const model::LayerGraph& g, const costmodel::Prediction& p, bool
   w.field("device", device);
   w.field("calibration_id", p.calibration_id);
   w.field("calibration_source", source);
+  w.key("measured").begin_array();
+  for (const auto& r : measured) {
+    w.begin_object();
+    w.field("id", r.id);
+    w.field("ms", r.ms);
+    w.field("source", r.source);
+    w.field("prediction_error_pct", error_pct(p, r));
+    w.end_object();
+  }
+  w.end_array();
   if (per_op) {
     w.key("ops").begin_array();
     for (const auto& op : p.ops) {
@@ -84,13 +110,16 @@ void print_hypotheses(const Figures& each) {
 }
 
 void print_table(const model::LayerGraph& g, const costmodel::Prediction& p, bool per_op, const std::string& device,
-                 const std::string& source) {
+                 const std::string& source, const Timings& measured) {
   std::cout << "variant      " << g.variant.key();
   if (!g.variant.preset().empty()) std::cout << "  (" << g.variant.preset() << ")";
   std::cout << "\nlayer        " << model::to_string(g.layer.type) << ", ctx " << g.layer.context << ", cache "
             << g.layer.cache_entries << " entries\n";
   std::cout << "latency      " << fmt(p.latency_ms, 3) << " ms  [" << fmt(p.low_ms, 3) << ", " << fmt(p.high_ms, 3)
             << "]\n";
+  for (const auto& r : measured)
+    std::cout << "measured     " << fmt(r.ms, 3) << " ms on the device (" << r.id << ", " << r.source
+              << "): prediction " << (error_pct(p, r) >= 0 ? "+" : "") << fmt(error_pct(p, r), 1) << "%\n";
   std::cout << "floor        " << fmt(p.floor_ms, 3) << " ms (bytes crossing DRAM at peak), prediction "
             << fmt(p.floor_ms > 0 ? p.latency_ms / p.floor_ms : 0.0, 2) << "x the floor\n";
   std::cout << "compiles     " << costmodel::to_string(p.legality.compiles) << "\n";
@@ -131,9 +160,11 @@ void add_predict_verb(CLI::App& app) {
       if (!hp) throw Error("--hypotheses: the cost model of '" + predictor->device() + "' carries no hypotheses");
       each = hp->predict_each(g);
     }
-    if (args->json) print_json(g, p, args->per_op, predictor->device(), args->predictor.source, each ? &*each : nullptr);
+    const Timings measured = timings_of(g, r.model, args->predictor.device_timings());
+    if (args->json)
+      print_json(g, p, args->per_op, predictor->device(), args->predictor.source, each ? &*each : nullptr, measured);
     else {
-      print_table(g, p, args->per_op, predictor->device(), args->predictor.source);
+      print_table(g, p, args->per_op, predictor->device(), args->predictor.source, measured);
       if (each) print_hypotheses(*each);
     }
   });

@@ -1,8 +1,11 @@
 #include "cli/predictor_options.h"
 
 #include "cli/calibration_source.h"
+#include "costmodel/op_level_predictor.h"
+#include "db/costmodel_records.h"
 #include "db/schema.h"
 #include "support/error.h"
+#include "support/paths.h"
 
 namespace layoutx::cli {
 
@@ -21,6 +24,22 @@ std::unique_ptr<costmodel::Predictor> PredictorOptions::load() {
   source = p.source;
   spec = std::move(p.device);
   return std::move(p.predictor);
+}
+
+std::vector<costmodel::MeasurementRecord> PredictorOptions::device_timings() const {
+  std::vector<costmodel::MeasurementRecord> timed;
+  if (!spec.calibration.measurements.empty()) {
+    const std::string path = costmodel::device_file(spec.calibration.measurements);
+    timed = costmodel::load_measurements(path);
+    // Sources as outputs name files ("configs/...:line:col"), not this machine's paths.
+    for (auto& r : timed)
+      if (r.source.rfind(path, 0) == 0) r.source = shown_path(path) + r.source.substr(path.size());
+  }
+  if (!db.empty()) {
+    auto conn = db::open_database_readonly(db);
+    for (auto& t : db::costmodel_timings(*conn, spec.name, spec.boundaries, {})) timed.push_back(std::move(t.record));
+  }
+  return timed;
 }
 
 void PredictorOptions::write_json_identity(JsonWriter& w, const costmodel::Predictor& predictor) const {

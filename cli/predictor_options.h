@@ -8,6 +8,7 @@
 #include <string>
 
 #include "costmodel/device_spec.h"
+#include "costmodel/measurements.h"
 #include "costmodel/predictor.h"
 #include "support/json_writer.h"
 
@@ -22,6 +23,9 @@ struct PredictorOptions {
   // file or database and what is missing.
   std::unique_ptr<costmodel::Predictor> load();
   std::string source;  // after load(): where the calibration came from (cli/calibration_source.h)
+  // After load(): the device's layer timings and shares: its measurement file (calibration.measurements)
+  // and, with --db, the database's timings of the device. Throws Error naming a file that is wrong.
+  std::vector<costmodel::MeasurementRecord> device_timings() const;
   // The answer's provenance in --json: "device", "calibration_id", "calibration_source".
   void write_json_identity(JsonWriter& w, const costmodel::Predictor& predictor) const;
   costmodel::DeviceSpec spec;  // after load(): the device spec (identity, calibration files, boundaries)

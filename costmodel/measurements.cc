@@ -22,17 +22,25 @@ const char* to_string(MeasurementRecord::Kind k) {
   return "?";
 }
 
-model::LayerGraph build_graph(const MeasurementRecord& r) {
+namespace {
+
+const model::ModelSpec& model_of(const MeasurementRecord& r) {
   static std::map<std::string, model::ModelSpec> cache;  // model specs by name, loaded once
   auto it = cache.find(r.model);
   if (it == cache.end()) it = cache.emplace(r.model, model::load_model(r.model)).first;
-  return model::build_layer_graph(it->second.layer(r.layer, r.context), r.variant);
+  return it->second;
 }
 
+}  // namespace
+
+model::LayerGraph build_graph(const MeasurementRecord& r) {
+  return model::build_layer_graph(model_of(r).layer(r.layer, r.context), r.variant);
+}
+
+// The layer spec says the cache size; the graph need not be built.
 std::string graph_key(const MeasurementRecord& r) {
-  model::LayerGraph g = build_graph(r);
-  return r.model + "|" + model::to_string(r.layer) + "|" + std::to_string(g.layer.cache_entries) + "|" +
-         r.variant.key();
+  return r.model + "|" + model::to_string(r.layer) + "|" + std::to_string(model_of(r).layer(r.layer, r.context).cache_entries) +
+         "|" + r.variant.key();
 }
 
 namespace {

@@ -1,6 +1,7 @@
 // What `next` plans measurements for: the open decisions (select's choice per context and layer
 // type) and the graphs the calibration data has timed already.
 #pragma once
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -23,5 +24,7 @@ std::vector<Decision> open_decisions(Evaluator& ev, const model::ModelSpec& m, c
 // passed over.
 std::set<std::string> timed_graph_keys(const std::vector<costmodel::MeasurementRecord>& records,
                                        const model::ModelSpec& m);
+// The graph_key of one record if it is a layer timing of model `m` that `m` can build; nullopt if not.
+std::optional<std::string> timed_graph_key(const costmodel::MeasurementRecord& r, const model::ModelSpec& m);
 
 }  // namespace layoutx::explorer

@@ -117,6 +117,37 @@ TEST(Cli, NextProposesOpProfilesOnlyOfTimedBuilds) {
   EXPECT_TRUE(has(text.str(), "layoutx ingest profile_aihub.json")) << text.str();
 }
 
+// A number after `"key": ` in a JSON document (the first such key).
+double json_number(const std::string& json, const std::string& key) {
+  const size_t at = json.find("\"" + key + "\": ");
+  EXPECT_NE(at, std::string::npos) << key;
+  return at == std::string::npos ? 0.0 : std::stod(json.substr(at + key.size() + 4));
+}
+
+TEST(Cli, PredictShowsTheDevicesTimingOfTheSameGraph) {
+  // Sliding layers cache window-1 entries at any context: the timing at 4096 is this graph too.
+  Result t = layoutx("predict --layer sliding --ctx 1024 --layout roll --precision w4a16");
+  ASSERT_EQ(t.status, 0) << t.out;
+  EXPECT_TRUE(has(t.out, "measured     0.917 ms on the device (sliding-roll-w4a16, "
+                         "configs/calibration/spark-s25-measurements.yaml:"))
+      << t.out;
+  Result j = layoutx("predict --layer sliding --ctx 1024 --layout roll --precision w4a16 --json");
+  ASSERT_EQ(j.status, 0) << j.out;
+  EXPECT_TRUE(has(j.out, "\"id\": \"sliding-roll-w4a16\"")) << j.out;
+  const double predicted = json_number(j.out, "latency_ms"), measured = json_number(j.out, "ms");
+  EXPECT_EQ(measured, 0.917);
+  EXPECT_NEAR(json_number(j.out, "prediction_error_pct"), 100 * (predicted - measured) / measured, 1e-6);
+  // Another precision, layer or layout is another graph; the ring was never timed.
+  Result w8 = layoutx("predict --layer sliding --layout roll --precision w8a16 --json");
+  EXPECT_TRUE(has(w8.out, "\"id\": \"sliding-roll-w8a16\"")) << w8.out;
+  EXPECT_FALSE(has(w8.out, "sliding-roll-w4a16")) << w8.out;
+  Result ring = layoutx("predict --layer sliding --layout ring --precision w4a16 --json");
+  ASSERT_EQ(ring.status, 0) << ring.out;
+  EXPECT_TRUE(has(ring.out, "\"measured\": []")) << ring.out;
+  Result text = layoutx("predict --layer sliding --layout ring --precision w4a16");
+  EXPECT_FALSE(has(text.out, "measured")) << text.out;
+}
+
 TEST(Cli, BadInputExitsTwoWithAMessage) {
   struct Case {
     const char* args;
