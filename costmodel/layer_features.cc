@@ -34,11 +34,6 @@ void fuse_explicit_softmax(std::vector<LoweredOp>& ops) {
   ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(kept), ops.end());
 }
 
-bool is_copy(model::OpKind k) {
-  return k == model::OpKind::kConcat || k == model::OpKind::kSlice || k == model::OpKind::kConvert ||
-         k == model::OpKind::kOutput;
-}
-
 // The ops that read `v`'s data, looking through views (Reshape).
 void readers(const model::LayerGraph& g, model::Vertex v, std::vector<model::Vertex>& out) {
   for (model::Vertex u : g.users(v)) {
@@ -122,7 +117,11 @@ LayerFeatures featurize_layer(const model::LayerGraph& g, const DeviceSpec& devi
             f.weight_bytes += static_cast<double>(tiled_bytes(w.shape, dt, device.channel_pad, true));
           }
   if (s.vtcm_budget_mb > 0) {
-    const LiveSet live = live_set(g, device.channel_pad, static_cast<int64_t>(s.live_min_kb * 1024));
+    // Under relayout_cache_inputs the re-laid copies are cache-sized tensors too.
+    const std::vector<model::Vertex> relaid =
+        s.relayout_cache_inputs ? cache_inputs_read_in_place(g, device.channel_pad, s.live_min_kb)
+                                : std::vector<model::Vertex>{};
+    const LiveSet live = live_set(g, device.channel_pad, static_cast<int64_t>(s.live_min_kb * 1024), relaid);
     const double budget = s.vtcm_budget_mb * 1024 * 1024;
     f.peak_live_bytes = static_cast<double>(live.peak_bytes);
     f.spill_bytes = std::max(0.0, f.peak_live_bytes - budget);

@@ -4,7 +4,13 @@
 
 namespace layoutx::costmodel {
 
-LiveSet live_set(const model::LayerGraph& g, int channel_pad, int64_t min_bytes) {
+bool is_copy(model::OpKind k) {
+  return k == model::OpKind::kConcat || k == model::OpKind::kSlice || k == model::OpKind::kConvert ||
+         k == model::OpKind::kOutput;
+}
+
+LiveSet live_set(const model::LayerGraph& g, int channel_pad, int64_t min_bytes,
+                 const std::vector<model::Vertex>& relaid) {
   const std::vector<model::Vertex> order = g.topological_order();
   const size_t n = g.size();
   std::vector<size_t> pos(n, 0);
@@ -18,6 +24,10 @@ LiveSet live_set(const model::LayerGraph& g, int channel_pad, int64_t min_bytes)
   // Birth and death positions of each root tensor.
   constexpr size_t kNone = static_cast<size_t>(-1);
   std::vector<size_t> birth(n, kNone), death(n, 0);
+  // The tiled copies of the relaid inputs: their birth and death (kNone: none).
+  std::vector<char> is_relaid(n, 0);
+  for (model::Vertex v : relaid) is_relaid[v] = 1;
+  std::vector<size_t> tiled_birth(n, kNone), tiled_death(n, 0);
   for (model::Vertex v : order) {
     const model::OpKind k = g.op(v).kind;
     if (k != model::OpKind::kInput && k != model::OpKind::kReshape) {
@@ -27,10 +37,21 @@ LiveSet live_set(const model::LayerGraph& g, int channel_pad, int64_t min_bytes)
     if (k == model::OpKind::kReshape) continue;
     for (model::Vertex u : g.operands(v)) {
       const model::Vertex r = root[u];
+      if (is_relaid[r] && !is_copy(k)) {
+        tiled_birth[r] = std::min(tiled_birth[r], pos[v]);
+        tiled_death[r] = std::max(tiled_death[r], pos[v]);
+        continue;
+      }
       birth[r] = std::min(birth[r], pos[v]);
       death[r] = std::max(death[r], pos[v]);
     }
   }
+  // The relayout reads the flat input where the tiled copy is born.
+  for (model::Vertex v : relaid)
+    if (tiled_birth[v] != kNone) {
+      birth[v] = std::min(birth[v], tiled_birth[v]);
+      death[v] = std::max(death[v], tiled_birth[v]);
+    }
   LiveSet out;
   out.live_bytes.assign(n, 0);
   // Sweep: +bytes at birth, -bytes after death (difference array over positions).
@@ -44,6 +65,10 @@ LiveSet live_set(const model::LayerGraph& g, int channel_pad, int64_t min_bytes)
     if (b < min_bytes) continue;
     delta[birth[v]] += b;
     delta[death[v] + 1] -= b;
+    if (tiled_birth[v] != kNone) {
+      delta[tiled_birth[v]] += b;
+      delta[tiled_death[v] + 1] -= b;
+    }
   }
   int64_t live = 0;
   for (size_t i = 0; i < order.size(); ++i) {

@@ -24,6 +24,13 @@ struct LiveSet {
 // and dies after its last user; a Reshape is a view of its operand (no bytes of its own, it
 // extends the operand's life); an Output's copy lives only at the Output. Weights stream
 // through the matrix unit's half of VTCM and are not part of this set.
-LiveSet live_set(const model::LayerGraph& g, int channel_pad, int64_t min_bytes);
+// `relaid`: cache-sized Inputs re-laid into the tiled layout before their first reader that is not
+// a copy (Structure::relayout_cache_inputs; layer_features.h). The tiled copy is alive from that
+// reader to the last such reader; the flat input lives until the relayout and its last copy.
+LiveSet live_set(const model::LayerGraph& g, int channel_pad, int64_t min_bytes,
+                 const std::vector<model::Vertex>& relaid = {});
+
+// Concat, Slice, Convert and Output copy their operand: they read a flat cache input directly.
+bool is_copy(model::OpKind k);
 
 }  // namespace layoutx::costmodel

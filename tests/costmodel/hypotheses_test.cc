@@ -104,6 +104,28 @@ TEST(LiveSet, QuantizedGraphsHoldAConvertedCopyOfTheCache) {
   EXPECT_GT(peak(4096, "fp16"), 4 * (k_cache + k_all) - 1);
 }
 
+// Under cache-relaid the re-laid copy of a cache input is a cache-sized tensor too: alive beside
+// the flat input at the relayout, alone after it.
+TEST(LiveSet, ARelaidCacheInputsTiledCopyIsLiveFromItsRelayout) {
+  const model::ModelSpec m = model::load_model("spark-x2.5-1.7b");
+  auto g = model::build_layer_graph(m.layer(model::LayerType::kFull, 1024),
+                                    model::parse_variant("score-join", {"precision=fp16"}));
+  const auto relaid = cache_inputs_read_in_place(g, 32, 64);
+  ASSERT_EQ(relaid.size(), 2u);  // K and V, each read by a MatMul
+  const LiveSet flat = live_set(g, 32, 64 * 1024), tiled = live_set(g, 32, 64 * 1024, relaid);
+  // K [2, 256, 1023] (1 MiB as above) and V [2, 1023, 256] (2 x 1023 x 256 x 2 bytes).
+  const int64_t cache_bytes[] = {2 * 256 * 1024 * 2, 2 * 1023 * 256 * 2};
+  for (size_t i = 0; i < relaid.size(); ++i) {
+    const auto readers = g.users(relaid[i]);
+    ASSERT_EQ(readers.size(), 1u);
+    // At the relayout (its reader), the flat input and its tiled copy: one cache more.
+    EXPECT_EQ(tiled.live_bytes[readers.front()], flat.live_bytes[readers.front()] + cache_bytes[i])
+        << g.op(relaid[i]).name;
+  }
+  EXPECT_GE(tiled.peak_bytes, flat.peak_bytes);
+  EXPECT_EQ(live_set(g, 32, 64 * 1024, {}).peak_bytes, flat.peak_bytes);
+}
+
 // Hypothesis cache-relaid: a cache input that a non-copy op reads directly (score-join's MatMuls
 // on the f16 cache) pays one re-layout copy; where a Concat or a quantizing Convert copies the
 // cache first (roll/ring; every quantized graph), nothing is added.
