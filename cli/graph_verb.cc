@@ -1,11 +1,16 @@
-// layoutx graph: builds one layer variant and prints its ops with shapes, dtypes, MACs, bytes
-// and the layer's boundary traffic; as a table, --json, or Graphviz --dot.
+// layoutx graph: builds one layer variant and prints its ops with shapes, dtypes, MACs, bytes,
+// the cache-sized tensors alive at each op (the VTCM live set, as --device holds them) and the
+// layer's boundary traffic; as a table, --json, or Graphviz --dot.
+#include <algorithm>
 #include <iostream>
+#include <set>
 
 #include "cli/choice_output.h"
 #include "cli/layer_options.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
+#include "costmodel/device_spec.h"
+#include "costmodel/live_set.h"
 #include "model/analysis.h"
 #include "model/builder.h"
 #include "model/numerics/runtime.h"
@@ -18,10 +23,34 @@ namespace {
 
 struct GraphArgs {
   LayerOptions layer;
+  std::string device = costmodel::kDefaultDevice;  // whose tiling and VTCM the live set is in
   bool json = false;
   bool dot = false;
   bool params = false;  // the whole model's parameter count and layer structure instead of the ops
 };
+
+// The VTCM live set as a device holds it: the analysis (costmodel/live_set.h) with the device's
+// tiling and cache-sized threshold, and the knees its hypotheses put on the VTCM left for it.
+struct Vtcm {
+  std::string device;
+  double min_kib = 0;
+  std::vector<double> knees_mib;  // distinct, ascending; empty: the device models no VTCM
+  costmodel::LiveSet live;
+};
+
+Vtcm vtcm_of(const model::LayerGraph& g, const costmodel::DeviceSpec& d) {
+  Vtcm v;
+  v.device = d.name;
+  v.min_kib = d.structure.live_min_kb;
+  std::set<double> knees;
+  if (d.structure.vtcm_budget_mb > 0) knees.insert(d.structure.vtcm_budget_mb);
+  for (const auto& h : d.hypotheses)
+    if (h.structure.vtcm_budget_mb > 0) knees.insert(h.structure.vtcm_budget_mb);
+  v.knees_mib.assign(knees.begin(), knees.end());
+  // In place (the base structure): under cache-relaid a re-laid copy adds to it (README).
+  v.live = costmodel::live_set(g, d.channel_pad, static_cast<int64_t>(d.structure.live_min_kb * 1024));
+  return v;
+}
 
 std::string operand_names(const model::LayerGraph& g, model::Vertex v) {
   std::string s;
@@ -48,7 +77,8 @@ void write_layer_spec_json(JsonWriter& w, const model::LayerGraph& g) {
   w.end_object();
 }
 
-void print_json(const model::LayerGraph& g, const std::vector<model::OpStats>& st, const model::GraphTotals& t) {
+void print_json(const model::LayerGraph& g, const std::vector<model::OpStats>& st, const model::GraphTotals& t,
+                const Vtcm& vt) {
   JsonWriter w(std::cout);
   w.begin_object();
   w.field("variant_key", g.variant.key());
@@ -80,9 +110,17 @@ void print_json(const model::LayerGraph& g, const std::vector<model::OpStats>& s
     w.field("bytes_read", st[v].bytes_read);
     w.field("bytes_written", st[v].bytes_written);
     w.field("weight_bytes", st[v].weight_bytes);
+    w.field("live_bytes", vt.live.live_bytes[v]);
     w.end_object();
   }
   w.end_array();
+  w.key("vtcm").begin_object();
+  w.field("device", vt.device);
+  w.field("cache_sized_min_bytes", vt.min_kib * 1024);
+  w.field("peak_live_bytes", vt.live.peak_bytes);
+  w.field("peak_at", vt.live.peak_bytes > 0 ? g.op(vt.live.peak_at).name : std::string());
+  w.key("knees_mib").value(vt.knees_mib);
+  w.end_object();
   w.key("totals").begin_object();
   w.field("macs", t.macs);
   w.field("weight_bytes", t.weight_bytes);
@@ -118,22 +156,36 @@ void print_dot(const model::LayerGraph& g) {
   std::cout << "}\n";
 }
 
-void print_table(const model::LayerGraph& g, const std::vector<model::OpStats>& st, const model::GraphTotals& t) {
+void print_table(const model::LayerGraph& g, const std::vector<model::OpStats>& st, const model::GraphTotals& t,
+                 const Vtcm& vt) {
   std::cout << "variant  " << g.variant.key();
   if (!g.variant.preset().empty()) std::cout << "  (" << g.variant.preset() << ")";
   std::cout << "\nlayer    " << model::to_string(g.layer.type) << ", ctx " << g.layer.context << ", cache "
             << g.layer.cache_entries << " entries, rotary dims " << g.layer.rope.rotary_dims << "\n\n";
-  Table tab({"#", "op", "kind", "inputs", "shape", "dtype", "MACs", "read B", "written B"});
+  Table tab({"#", "op", "kind", "inputs", "shape", "dtype", "MACs", "read B", "written B", "live KiB"});
   for (auto v : g.topological_order()) {
     const auto& n = g.op(v);
     if (n.kind == model::OpKind::kWeight || n.kind == model::OpKind::kConstant) continue;
     tab.add({std::to_string(v), n.name, model::to_string(n.kind), operand_names(g, v), model::to_string(n.shape),
-             model::to_string(n.dtype), fmt_int(st[v].macs), fmt_int(st[v].bytes_read), fmt_int(st[v].bytes_written)});
+             model::to_string(n.dtype), fmt_int(st[v].macs), fmt_int(st[v].bytes_read), fmt_int(st[v].bytes_written),
+             fmt_int(vt.live.live_bytes[v] / 1024)});
   }
   tab.print(std::cout);
   std::cout << "\ntotals   ops " << t.op_count << ", MACs " << fmt_int(t.macs) << ", weights " << fmt_int(t.weight_bytes)
             << " B, boundary in " << fmt_int(t.boundary_bytes_in) << " B, boundary out " << fmt_int(t.boundary_bytes_out)
             << " B per token\n";
+  std::cout << "live     cache-sized tensors (>= " << fmt(vt.min_kib, 0) << " KiB, laid out as on " << vt.device
+            << ") alive at each op; peak " << fmt(vt.live.peak_bytes / 1048576.0, 2) << " MiB";
+  if (vt.live.peak_bytes > 0) std::cout << " at " << g.op(vt.live.peak_at).name;
+  if (vt.knees_mib.empty()) {
+    std::cout << "; " << vt.device << " models no VTCM\n";
+    return;
+  }
+  std::cout << "; knees in " << vt.device << "'s hypotheses: ";
+  for (size_t i = 0; i < vt.knees_mib.size(); ++i)
+    std::cout << (i ? ", " : "") << fmt(vt.knees_mib[i], 0) << " MiB "
+              << (vt.live.peak_bytes > vt.knees_mib[i] * 1048576 ? "over" : "not over");
+  std::cout << "\n";
 }
 
 // --params: the whole model's parameters (counted from its layer graphs) and layer structure.
@@ -200,6 +252,9 @@ void add_graph_verb(CLI::App& app) {
   auto args = std::make_shared<GraphArgs>();
   auto* sub = app.add_subcommand("graph", "build one layer variant and print its ops, shapes, bytes and MACs");
   args->layer.add_to(*sub, model::limits::kMaxContext);
+  sub->add_option("--device", args->device,
+                  "device whose tiling and VTCM the live set is shown in: a name under configs/devices/ or a device .yaml")
+      ->capture_default_str();
   sub->add_flag("--json", args->json, "print one JSON document");
   sub->add_flag("--dot", args->dot, "print Graphviz DOT");
   sub->add_flag("--params", args->params,
@@ -215,9 +270,10 @@ void add_graph_verb(CLI::App& app) {
     auto stats = model::analyze(g);
     auto tot = model::totals(g, stats);
     // 4. Print.
-    if (args->json) print_json(g, stats, tot);
-    else if (args->dot) print_dot(g);
-    else print_table(g, stats, tot);
+    if (args->dot) return print_dot(g);
+    const Vtcm vt = vtcm_of(g, costmodel::load_device_named(args->device));
+    if (args->json) print_json(g, stats, tot, vt);
+    else print_table(g, stats, tot, vt);
   });
 }
 
