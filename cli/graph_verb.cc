@@ -253,7 +253,8 @@ void add_graph_verb(CLI::App& app) {
   auto* sub = app.add_subcommand("graph", "build one layer variant and print its ops, shapes, bytes and MACs");
   args->layer.add_to(*sub, model::limits::kMaxContext);
   sub->add_option("--device", args->device,
-                  "device whose tiling and VTCM the live set is shown in: a name under configs/devices/ or a device .yaml")
+                  "device whose tiling and VTCM the live set is shown in: a name under configs/devices/ or a "
+                  "device .yaml")
       ->capture_default_str();
   sub->add_flag("--json", args->json, "print one JSON document");
   sub->add_flag("--dot", args->dot, "print Graphviz DOT");

@@ -39,8 +39,8 @@ model::LayerGraph build_graph(const MeasurementRecord& r) {
 
 // The layer spec says the cache size; the graph need not be built.
 std::string graph_key(const MeasurementRecord& r) {
-  return r.model + "|" + model::to_string(r.layer) + "|" + std::to_string(model_of(r).layer(r.layer, r.context).cache_entries) +
-         "|" + r.variant.key();
+  const int cache_entries = model_of(r).layer(r.layer, r.context).cache_entries;
+  return r.model + "|" + model::to_string(r.layer) + "|" + std::to_string(cache_entries) + "|" + r.variant.key();
 }
 
 namespace {

@@ -25,7 +25,9 @@ DiskMemo::DiskMemo(std::optional<std::filesystem::path> folder, std::string code
 
 // Named by the key alone, so a new build overwrites its predecessor's file for the same key
 // instead of adding one: the folder holds at most one file per key ever asked.
-std::filesystem::path DiskMemo::file_for(std::string_view key) const { return *folder_ / (hex(fnv1a(key), 16) + ".memo"); }
+std::filesystem::path DiskMemo::file_for(std::string_view key) const {
+  return *folder_ / (hex(fnv1a(key), 16) + ".memo");
+}
 
 std::optional<std::string> DiskMemo::get(std::string_view key) const {
   if (!folder_ || !one_line(key)) return std::nullopt;
