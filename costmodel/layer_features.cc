@@ -60,9 +60,13 @@ std::vector<std::pair<model::Vertex, std::vector<model::Vertex>>> cache_inputs_a
 }
 
 // Structure::relayout_cache_inputs: one data-movement op per cache input read in place, placed
-// before the first op that reads it; it reads the flat tensor and writes the tiled one.
-void add_cache_relayouts(const model::LayerGraph& g, const DeviceSpec& device, LayerFeatures& f) {
+// before the first op that reads it; it reads the flat tensor and writes the tiled one. Returns
+// the inputs re-laid.
+std::vector<model::Vertex> add_cache_relayouts(const model::LayerGraph& g, const DeviceSpec& device,
+                                               LayerFeatures& f) {
+  std::vector<model::Vertex> relaid;
   for (const auto& [in, rs] : cache_inputs_and_readers(g, device.channel_pad, device.structure.live_min_kb)) {
+    relaid.push_back(in);
     size_t at = f.ops.size();
     for (size_t i = 0; i < f.ops.size() && at == f.ops.size(); ++i)
       for (model::Vertex v : f.ops[i].vertices)
@@ -77,6 +81,7 @@ void add_cache_relayouts(const model::LayerGraph& g, const DeviceSpec& device, L
     f.ops.insert(f.ops.begin() + pos, LoweredOp{n.name + "/relayout", model::OpKind::kInput, OpClass::kDataMovement, {in}});
     f.op_features.insert(f.op_features.begin() + pos, of);
   }
+  return relaid;
 }
 
 }  // namespace
@@ -104,7 +109,9 @@ LayerFeatures featurize_layer(const model::LayerGraph& g, const DeviceSpec& devi
                                                        tiled_bytes(out.shape, out.dtype, device.channel_pad, false));
     }
   }
-  if (s.relayout_cache_inputs) add_cache_relayouts(g, device, f);
+  // Under relayout_cache_inputs the re-laid copies are cache-sized tensors of the live set too.
+  std::vector<model::Vertex> relaid;
+  if (s.relayout_cache_inputs) relaid = add_cache_relayouts(g, device, f);
   for (size_t i = 0; i < f.ops.size(); ++i)
     if (f.ops[i].op_class == OpClass::kMatMulWeight)
       for (model::Vertex v : f.ops[i].vertices)
@@ -117,10 +124,6 @@ LayerFeatures featurize_layer(const model::LayerGraph& g, const DeviceSpec& devi
             f.weight_bytes += static_cast<double>(tiled_bytes(w.shape, dt, device.channel_pad, true));
           }
   if (s.vtcm_budget_mb > 0) {
-    // Under relayout_cache_inputs the re-laid copies are cache-sized tensors too.
-    const std::vector<model::Vertex> relaid =
-        s.relayout_cache_inputs ? cache_inputs_read_in_place(g, device.channel_pad, s.live_min_kb)
-                                : std::vector<model::Vertex>{};
     const LiveSet live = live_set(g, device.channel_pad, static_cast<int64_t>(s.live_min_kb * 1024), relaid);
     const double budget = s.vtcm_budget_mb * 1024 * 1024;
     f.peak_live_bytes = static_cast<double>(live.peak_bytes);
