@@ -337,10 +337,11 @@ Prediction HypothesisPredictor::combine(std::vector<Prediction>& each, const std
 
 namespace {
 
-// The structure as it matters for one graph: switches that change nothing in it are cleared
-// (4-bit handling off a w4a16 graph, softmax folding in a graph with the fused op), so
-// hypotheses that differ only there share one featurization. Exact: featurize_layer reads the
-// switches only where they apply.
+// The structure as it matters for one graph's featurization: switches that change nothing in it
+// are cleared (4-bit handling off a w4a16 graph, softmax folding in a graph with the fused op),
+// so hypotheses that differ only there share one featurization. Exact: featurize_layer reads the
+// switches only where they apply. The VTCM knee is left out (any budget: 1): it only sets the
+// spill and stall features from the live set, applied per member (knee_effect).
 // `reads_cache_in_place`: whether the graph has a cache input that an op other than a copy
 // reads (cache_inputs_read_in_place), asked only when a structure re-lays them.
 template <class ReadsInPlace>
@@ -348,7 +349,16 @@ Structure effective_structure(Structure s, const model::LayerGraph& g, ReadsInPl
   if (g.variant.precision() != model::Precision::kW4A16) s.w4_weights = W4Weights::kPacked;
   if (g.variant.softmax() == model::SoftmaxForm::kFused) s.fuse_explicit_softmax = false;
   if (s.relayout_cache_inputs && !reads_cache_in_place(s.live_min_kb)) s.relayout_cache_inputs = false;
+  if (s.vtcm_budget_mb > 0) s.vtcm_budget_mb = 1;
   return s;
+}
+
+// What a member's VTCM knee makes of a featurization, as its design row sees it: the spill bytes
+// if it prices them, else only whether the live set is over the knee (the stall's switch).
+std::pair<bool, double> knee_effect(const LayerFeatures& f, const DeviceSpec& d) {
+  const double spill = spill_bytes(f, d.structure.vtcm_budget_mb);
+  const bool per_byte = d.graph_index(Term::kSpill, f.precision) >= 0;
+  return {per_byte, per_byte ? spill : (spill > 0 ? 1.0 : 0.0)};
 }
 
 }  // namespace
@@ -359,6 +369,7 @@ Prediction HypothesisPredictor::predict(const model::LayerGraph& graph) const {
   // not depend on the hypothesis).
   std::vector<Structure> structures;
   std::vector<LayerFeatures> features;
+  std::vector<std::pair<bool, double>> knees;  // features[k]'s knee_effect
   std::vector<size_t> group(members_.size());
   std::vector<Prediction> each;
   std::vector<double> weights;
@@ -366,7 +377,14 @@ Prediction HypothesisPredictor::predict(const model::LayerGraph& graph) const {
   std::vector<size_t> each_group;                // each -> its featurization
   std::vector<std::vector<double>> op_ms;        // each -> its ops' costs (each[0]: in its ops)
   std::optional<std::pair<double, bool>> reads_in_place;  // (live_min_kb, answer), asked once
+  // (sized for the most: a sweep prices millions of graphs, and growing these was its malloc time)
+  structures.reserve(members_.size());
+  features.reserve(members_.size());
+  knees.reserve(members_.size());
   each.reserve(members_.size());
+  weights.reserve(members_.size());
+  op_ms.reserve(members_.size());
+  each_group.reserve(members_.size());
   for (size_t h = 0; h < members_.size(); ++h) {
     const DeviceSpec& d = members_[h]->device_spec();
     const Structure s = effective_structure(d.structure, graph, [&](double live_min_kb) {
@@ -374,11 +392,23 @@ Prediction HypothesisPredictor::predict(const model::LayerGraph& graph) const {
         reads_in_place.emplace(live_min_kb, !cache_inputs_read_in_place(graph, d.channel_pad, live_min_kb).empty());
       return reads_in_place->second;
     });
-    size_t k = 0;
-    while (k < structures.size() && !(structures[k] == s)) ++k;
+    // One featurization per effective structure; a copy with the member's knee applied where the
+    // knee changes what its row sees.
+    size_t b = 0;
+    while (b < structures.size() && !(structures[b] == s)) ++b;
+    if (b == structures.size()) {
+      structures.push_back(s);
+      features.push_back(featurize_layer(graph, d));
+      knees.push_back(knee_effect(features.back(), d));
+    }
+    const std::pair<bool, double> knee = knee_effect(features[b], d);
+    size_t k = b;
+    while (k < structures.size() && !(structures[k] == s && knees[k] == knee)) ++k;
     if (k == structures.size()) {
       structures.push_back(s);
-      features.push_back(featurize_layer(graph, members_[h]->device_spec()));
+      features.push_back(features[b]);
+      apply_vtcm_budget(features.back(), d.structure.vtcm_budget_mb);
+      knees.push_back(knee);
     }
     group[h] = k;
     if (twin_[h] != h && group[twin_[h]] == k) {

@@ -125,12 +125,19 @@ LayerFeatures featurize_layer(const model::LayerGraph& g, const DeviceSpec& devi
           }
   if (s.vtcm_budget_mb > 0) {
     const LiveSet live = live_set(g, device.channel_pad, static_cast<int64_t>(s.live_min_kb * 1024), relaid);
-    const double budget = s.vtcm_budget_mb * 1024 * 1024;
     f.peak_live_bytes = static_cast<double>(live.peak_bytes);
-    f.spill_bytes = std::max(0.0, f.peak_live_bytes - budget);
-    f.stall_weight_bytes = f.spill_bytes > 0 ? f.weight_bytes : 0.0;
+    apply_vtcm_budget(f, s.vtcm_budget_mb);
   }
   return f;
+}
+
+double spill_bytes(const LayerFeatures& f, double budget_mb) {
+  return budget_mb > 0 ? std::max(0.0, f.peak_live_bytes - budget_mb * 1024 * 1024) : 0.0;
+}
+
+void apply_vtcm_budget(LayerFeatures& f, double budget_mb) {
+  f.spill_bytes = spill_bytes(f, budget_mb);
+  f.stall_weight_bytes = f.spill_bytes > 0 ? f.weight_bytes : 0.0;
 }
 
 void add_graph_design_row(const DeviceSpec& device, const LayerFeatures& f, Eigen::VectorXd& row) {

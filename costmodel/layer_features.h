@@ -35,6 +35,14 @@ std::vector<model::Vertex> cache_inputs_read_in_place(const model::LayerGraph& g
 // Lowers `g`, featurizes its ops and computes the graph-level features under device.structure.
 LayerFeatures featurize_layer(const model::LayerGraph& g, const DeviceSpec& device);
 
+// The VTCM knee's part of the features: spill_bytes and stall_weight_bytes from peak_live_bytes
+// and weight_bytes for a budget of `budget_mb` MiB (0: no budget, both 0). featurize_layer
+// applies the structure's; a predictor whose hypotheses differ only in the knee featurizes once
+// and applies each knee.
+void apply_vtcm_budget(LayerFeatures& f, double budget_mb);
+// The spill bytes alone: peak_live_bytes above `budget_mb` MiB (0 without a budget).
+double spill_bytes(const LayerFeatures& f, double budget_mb);
+
 // The graph-level terms alone (one execute, VTCM spill, weight-stream stall).
 void add_graph_design_row(const DeviceSpec& device, const LayerFeatures& f, Eigen::VectorXd& row);
 // The layer's design row (sized to device.coefficients): its ops' rows plus the graph terms.
