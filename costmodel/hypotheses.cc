@@ -411,9 +411,12 @@ Prediction HypothesisPredictor::predict(const model::LayerGraph& graph) const {
       knees.push_back(knee);
     }
     group[h] = k;
-    if (twin_[h] != h && group[twin_[h]] == k) {
-      weights[priced[twin_[h]]] += weights_[h];
-      priced[h] = priced[twin_[h]];
+    // An earlier member with the same calibration and the same featurization has priced it.
+    size_t j = 0;
+    while (j < h && !(twin_[j] == twin_[h] && group[j] == k)) ++j;
+    if (j < h) {
+      weights[priced[j]] += weights_[h];
+      priced[h] = priced[j];
       continue;
     }
     priced[h] = each.size();

@@ -137,8 +137,8 @@ class HypothesisPredictor : public Predictor {
   std::vector<std::unique_ptr<OpLevelPredictor>> members_;
   std::vector<size_t> offset_;  // where member h's row starts in the concatenated row
   Eigen::VectorXd weighted_theta_;  // w_h theta_h / 1e3, concatenated: latency = row . this
-  // twin_[h]: the first member with the same fitted calibration as h (h itself if none): for a
-  // graph where their structures agree too, h's prediction is that member's.
+  // twin_[h]: the first member with the same fitted calibration as h (h itself if none): members
+  // of one such class whose featurizations of a graph agree are priced once.
   std::vector<size_t> twin_;
   std::string id_;
 };
