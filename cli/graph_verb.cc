@@ -2,7 +2,6 @@
 // the cache-sized tensors alive at each op (the VTCM live set, as --device holds them) and the
 // layer's boundary traffic; as a table, --json, or Graphviz --dot.
 #include <algorithm>
-#include <cmath>
 #include <iostream>
 #include <set>
 
@@ -184,7 +183,7 @@ void print_table(const model::LayerGraph& g, const std::vector<model::OpStats>& 
   }
   std::cout << "; knees in " << vt.device << "'s hypotheses: ";
   for (size_t i = 0; i < vt.knees_mib.size(); ++i)
-    std::cout << (i ? ", " : "") << fmt(vt.knees_mib[i], vt.knees_mib[i] == std::floor(vt.knees_mib[i]) ? 0 : 1) << " MiB "
+    std::cout << (i ? ", " : "") << vt.knees_mib[i] << " MiB "  // shortest form: 2, 2.5
               << (vt.live.peak_bytes > vt.knees_mib[i] * 1048576 ? "over" : "not over");
   std::cout << "\n";
 }

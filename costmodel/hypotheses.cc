@@ -377,7 +377,7 @@ Prediction HypothesisPredictor::predict(const model::LayerGraph& graph) const {
   std::vector<size_t> each_group;                // each -> its featurization
   std::vector<std::vector<double>> op_ms;        // each -> its ops' costs (each[0]: in its ops)
   std::optional<std::pair<double, bool>> reads_in_place;  // (live_min_kb, answer), asked once
-  // (sized for the most: a sweep prices millions of graphs, and growing these was its malloc time)
+  // (at most one entry per member each)
   structures.reserve(members_.size());
   features.reserve(members_.size());
   knees.reserve(members_.size());
