@@ -32,8 +32,9 @@ class DiskMemo {
 std::optional<std::filesystem::path> user_cache_folder(std::string_view name);
 
 // What identifies the running code: the path, size and modification time of the file it was
-// loaded from (the executable, or the Python module that links layoutx in); "" if unknown. A
-// rebuild changes it, so a memo never serves values computed by other code.
+// loaded from (the executable, or the Python module that links layoutx in), and the CPU features
+// libm's variants depend on; "" if unknown. A rebuild changes it, so a memo never serves values
+// computed by other code.
 std::string code_stamp();
 
 }  // namespace layoutx

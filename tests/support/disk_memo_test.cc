@@ -135,6 +135,8 @@ TEST(DiskMemo, TheCodeStampNamesThisBinary) {
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   ASSERT_FALSE(ec);
   EXPECT_EQ(s.rfind(exe.string() + " " + std::to_string(std::filesystem::file_size(exe)) + " ", 0), 0u) << s;
+  EXPECT_NE(s.find(" fma "), std::string::npos) << s;
+  EXPECT_NE(s.find(" avx2 "), std::string::npos) << s;
   EXPECT_EQ(code_stamp(), s);
 }
 
