@@ -396,12 +396,13 @@ Prediction HypothesisPredictor::predict(const model::LayerGraph& graph) const {
     // knee changes what its row sees.
     size_t b = 0;
     while (b < structures.size() && !(structures[b] == s)) ++b;
-    if (b == structures.size()) {
+    const bool featurized = b < structures.size();
+    if (!featurized) {
       structures.push_back(s);
-      features.push_back(featurize_layer(graph, d));
-      knees.push_back(knee_effect(features.back(), d));
+      features.push_back(featurize_layer(graph, d));  // with d's own knee applied
     }
     const std::pair<bool, double> knee = knee_effect(features[b], d);
+    if (!featurized) knees.push_back(knee);
     size_t k = b;
     while (k < structures.size() && !(structures[k] == s && knees[k] == knee)) ++k;
     if (k == structures.size()) {

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <iterator>
 
 #include "costmodel/hypotheses.h"
 #include "costmodel/legality.h"
@@ -13,6 +11,7 @@
 #include "db/profile.h"
 #include "model/builder.h"
 #include "support/error.h"
+#include "support/paths.h"
 
 namespace layoutx::explorer {
 
@@ -86,8 +85,7 @@ LoopReport run_cpu_loop(const std::string& model_arg, const model::ModelSpec& mo
       if (res.profile_path.empty()) throw Error("cpu loop: ONNX Runtime wrote no profile for " + p.variant.key());
       // 2. The layer time: median over timed runs of the summed node kernel times (what the
       //    ingester stores as the ort_node boundary).
-      std::ifstream f(res.profile_path);
-      const std::string text((std::istreambuf_iterator<char>(f)), {});
+      const std::string text = read_text_file(res.profile_path);  // read once: parsed here, ingested below
       auto prof = db::parse_ort_json(text, res.profile_path);
       layer_ms[i].push_back(prof.layers.at(0).ms);
       wall_ms[i].insert(wall_ms[i].end(), res.wall_ms.begin(), res.wall_ms.end());
@@ -104,7 +102,7 @@ LoopReport run_cpu_loop(const std::string& model_arg, const model::ModelSpec& mo
         ctx.format = db::Format::kOrtJson;
         ctx.notes = "layoutx measure --loop: " + res.runtime + ", pass " + std::to_string(pass + 1) + " of " +
                     std::to_string(passes) + ", wall median " + std::to_string(db::median(res.wall_ms)) + " ms";
-        db::ingest_file(*conn, res.profile_path, ctx);
+        db::ingest_text(*conn, text, res.profile_path, ctx);
       }
     }
   std::vector<costmodel::MeasurementRecord> records, shares;
