@@ -305,7 +305,7 @@ BundleFiles write_bundle(const model::LayerGraph& g, const model::numerics::Laye
     y << YAML::BeginSeq;
     for (const auto& t : ts) {
       y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << t.name << YAML::Key << "shape" << YAML::Value
-        << YAML::Flow << t.shape << YAML::Key << "dtype" << YAML::Value << t.dtype << YAML::EndMap;
+        << YAML::Flow << std::vector<int64_t>(t.shape.begin(), t.shape.end()) << YAML::Key << "dtype" << YAML::Value << t.dtype << YAML::EndMap;
     }
     y << YAML::EndSeq;
   };

@@ -225,7 +225,7 @@ class Writer {
              out);
         return;
       case OpKind::kReshape:
-        node("Reshape", n.name, {in(v, 0), ints(n.name + "/shape", n.shape)}, out);
+        node("Reshape", n.name, {in(v, 0), ints(n.name + "/shape", {n.shape.begin(), n.shape.end()})}, out);
         return;
     }
     throw Error("onnx writer: op '" + n.name + "' has an unknown kind");

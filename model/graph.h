@@ -95,7 +95,9 @@ enum class Role {
 };
 const char* role_name(Role r);
 
-using Shape = std::vector<int64_t>;
+// A tensor's dimensions, inline up to rank 6 (every shape the builder makes: no heap allocation
+// per op or per copy of a shape).
+using Shape = boost::container::small_vector<int64_t, 6>;
 int64_t numel(const Shape& s);
 std::string to_string(const Shape& s);  // "[8,1,256]"
 

@@ -133,7 +133,7 @@ JsonWriter& JsonWriter::null() {
   return *this;
 }
 
-JsonWriter& JsonWriter::value(const std::vector<int64_t>& v) {
+JsonWriter& JsonWriter::value(std::span<const int64_t> v) {
   begin_array();
   bool saved = pretty_;
   pretty_ = false;

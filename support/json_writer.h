@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <ostream>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,7 +32,17 @@ class JsonWriter {
   JsonWriter& value(uint64_t v);
   JsonWriter& value(double v);  // non-finite values are written as null
   JsonWriter& null();
-  JsonWriter& value(const std::vector<int64_t>& v);
+  JsonWriter& value(std::span<const int64_t> v);
+  JsonWriter& value(const std::vector<int64_t>& v) { return value(std::span<const int64_t>(v)); }
+  // Any other contiguous run of int64 (a model::Shape).
+  template <typename Ints>
+    requires requires(const Ints& c) {
+      { c.data() } -> std::convertible_to<const int64_t*>;
+      c.size();
+    }
+  JsonWriter& value(const Ints& v) {
+    return value(std::span<const int64_t>(v.data(), v.size()));
+  }
   JsonWriter& value(const std::vector<double>& v);
   JsonWriter& value(const std::vector<std::string>& v);
 
