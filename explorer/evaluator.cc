@@ -1,6 +1,7 @@
 #include "explorer/evaluator.h"
 
-#include <cstdio>
+#include <charconv>
+#include <cstdint>
 
 #include "model/builder.h"
 #include "support/error.h"
@@ -8,38 +9,56 @@
 namespace layoutx::explorer {
 
 namespace {
-// What a family's layer adds to the shape (empty for Spark2_5's structure and unscaled RoPE, so
-// Spark's keys are as they were).
-std::string family_suffix(const model::LayerSpec& l) {
+// Appends x and '/': integers in decimal, reals in their shortest form that reads back exactly
+// (so two different values never share a key). std::to_chars: no locale, no allocation.
+template <typename T>
+void put(std::string& k, T x) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, x);
+  k.append(buf, r.ptr);
+  k += '/';
+}
+
+void put(std::string& k, const char* text) {
+  k += text;
+  k += '/';
+}
+
+// What a family's layer adds to the shape (nothing for Spark2_5's structure and unscaled RoPE).
+void put_family(std::string& k, const model::LayerSpec& l) {
   const model::LayerStructure& s = l.structure;
-  std::string k;
   if (!(s == model::LayerStructure{})) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "S%s/%d%d%d%d%d/%.17g/%.17g/", model::to_string(s.norm), int(s.sandwich_norms),
-                  int(s.qk_norm), int(s.parallel_block), int(s.qkv_fused), int(s.qkv_bias), s.query_scale,
-                  s.attn_softcap);
-    k += buf;
+    k += 'S';
+    put(k, model::to_string(s.norm));
+    for (bool b : {s.sandwich_norms, s.qk_norm, s.parallel_block, s.qkv_fused, s.qkv_bias}) k += b ? '1' : '0';
+    k += '/';
+    put(k, s.query_scale);
+    put(k, s.attn_softcap);
   }
   if (l.rope.scaling != model::RopeScaling::kNone) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "R%s/%.17g/%.17g/%.17g/%d/", model::to_string(l.rope.scaling), l.rope.factor,
-                  l.rope.low_freq_factor, l.rope.high_freq_factor, l.rope.original_context);
-    k += buf;
+    k += 'R';
+    put(k, model::to_string(l.rope.scaling));
+    put(k, l.rope.factor);
+    put(k, l.rope.low_freq_factor);
+    put(k, l.rope.high_freq_factor);
+    put(k, l.rope.original_context);
   }
-  return k;
 }
 }  // namespace
 
 std::string Evaluator::shape_key(const model::LayerSpec& l) {
-  auto n = [](auto x) { return std::to_string(x) + '/'; };
-  auto real = [](double x) {  // exact, so two different values never share a key
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g/", x);
-    return std::string(buf);
-  };
-  return std::string(model::to_string(l.type)) + '/' + n(l.cache_entries) + n(l.hidden) + n(l.intermediate) +
-         n(l.heads) + n(l.kv_heads) + n(l.head_dim) + n(l.rope.rotary_dims) + real(l.rope.theta) +
-         model::to_string(l.activation) + '/' + n(int(l.head_gate)) + real(l.rms_eps) + family_suffix(l);
+  std::string k;
+  k.reserve(128);
+  put(k, model::to_string(l.type));
+  for (int64_t x : {int64_t(l.cache_entries), int64_t(l.hidden), int64_t(l.intermediate), int64_t(l.heads),
+                    int64_t(l.kv_heads), int64_t(l.head_dim), int64_t(l.rope.rotary_dims)})
+    put(k, x);
+  put(k, l.rope.theta);
+  put(k, model::to_string(l.activation));
+  put(k, int(l.head_gate));
+  put(k, l.rms_eps);
+  put_family(k, l);
+  return k;
 }
 
 const Evaluation& Evaluator::evaluate(const model::LayerSpec& layer, const model::Variant& v) {

@@ -2,10 +2,10 @@
 // builds its graph once per distinct shape, asks the Predictor and (optionally) a fidelity
 // oracle, and says whether the point could be built at all.
 #pragma once
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "costmodel/predictor.h"
 #include "model/model_spec.h"
@@ -59,7 +59,9 @@ class Evaluator {
  private:
   const costmodel::Predictor& predictor_;
   FidelityOracle* fidelity_;
-  std::map<std::string, Evaluation> cache_;
+  // Hashed: the keys are long and share their prefixes. Node-based, so the references
+  // evaluate() hands out stay valid as the cache grows.
+  std::unordered_map<std::string, Evaluation> cache_;
   size_t graphs_built_ = 0;
 };
 

@@ -155,7 +155,10 @@ std::string DesignSpace::key(const Variant& v) const {
   std::string k;
   for (size_t i = 0; i < axes_.size(); ++i) {
     if (!axes_[i].in_every_key && (v.value[i] == 0 || !applies(v, i))) continue;
-    k += (k.empty() ? "" : ",") + axes_[i].name + "=" + value(v, i);
+    if (!k.empty()) k += ',';
+    k += axes_[i].name;
+    k += '=';
+    k += value(v, i);
   }
   return k;
 }
