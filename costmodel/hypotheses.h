@@ -106,6 +106,8 @@ class HypothesisPredictor : public Predictor {
   std::string device() const override { return members_.front()->device(); }
   std::string calibration_id() const override { return id_; }
   double difference_half_width_ms(const Prediction& a, const Prediction& b) const override;
+  // The mixture's own probability (sum of w_h P_h(a faster)), not a normal with its spread.
+  double probability_faster(const Prediction& a, const Prediction& b) const override;
   // The mixture as one linear belief over the concatenated coefficients: member h's block is
   // w_h theta_h with covariance w_h^2 cov_h (so row . mean / 1e3 is the combined latency), and
   // the weighted model error. It leaves out the spread between the hypotheses' means, which
@@ -132,6 +134,10 @@ class HypothesisPredictor : public Predictor {
   Prediction combine(std::vector<Prediction>& each, const std::vector<std::vector<double>>& op_ms,
                      const std::vector<double>& weights, const std::vector<size_t>& group,
                      const std::vector<LayerFeatures>& features) const;
+  // Each member's mean and sd of latency(a) - latency(b) (ms); false when a row is not this
+  // predictor's (then the defaults apply).
+  bool member_differences(const Prediction& a, const Prediction& b, std::vector<double>& mu,
+                          std::vector<double>& sd) const;
   std::vector<std::string> names_;
   std::vector<double> weights_;
   std::vector<std::unique_ptr<OpLevelPredictor>> members_;

@@ -56,6 +56,11 @@ struct CoefficientBelief {
   double noise_rel_sd = 0.0;
 };
 
+// z of a two-sided normal interval of coverage `level` (0.90 -> 1.645).
+double z_of_level(double level);
+// P(X < 0) for X ~ N(mean, sd^2); sd 0 gives the step (0.5 at mean 0).
+double normal_below_zero(double mean, double sd);
+
 // One component of a mixture of such beliefs (a competing hypothesis of the device): its weight,
 // and a belief over the slice [offset, offset + belief.mean.size()) of the design row, so that
 // row[offset..] . mean / 1e3 is that component's own latency for a graph.
@@ -77,6 +82,11 @@ class Predictor {
   // variants share coefficients, so their errors are correlated and the difference is known
   // better than either latency. Default: the marginal intervals taken as independent.
   virtual double difference_half_width_ms(const Prediction& a, const Prediction& b) const;
+  // Probability that a is faster than b (latency(a) < latency(b)) under the same belief.
+  // Default: the difference taken as normal, with sigma = difference_half_width_ms over the z of
+  // a's interval level. A mixture (HypothesisPredictor) sums its members' probabilities, so
+  // members that disagree on the sign give what they say, not a normal with their spread.
+  virtual double probability_faster(const Prediction& a, const Prediction& b) const;
   // The belief over the coefficients, when the model is linear in them; nullopt otherwise.
   virtual std::optional<CoefficientBelief> belief() const { return std::nullopt; }
   // The belief as a mixture (weights sum to 1). Default: belief() as the one component.

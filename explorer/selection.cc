@@ -11,19 +11,11 @@ namespace layoutx::explorer {
 
 namespace {
 
-// z of a two-sided normal interval of coverage `level`.
-double z_of(double level) {
-  // Inverse of erf by bisection: enough for reporting a probability.
-  double lo = 0.0, hi = 10.0, target = level;
-  for (int i = 0; i < 80; ++i) {
-    double mid = 0.5 * (lo + hi);
-    (std::erf(mid / std::sqrt(2.0)) < target ? lo : hi) = mid;
-  }
-  return 0.5 * (lo + hi);
-}
-
-// Two candidates tie when their latencies differ by less than the difference's interval, or by
-// less than the policy's minimum gain (a fraction of the faster one).
+// Two candidates tie when their latencies differ by less than the difference's interval (its
+// half-width from the belief's mean and spread, so the size of a gain counts, not only its sign),
+// or by less than the policy's minimum gain (a fraction of the faster one). Not a tie is not a
+// certainty: under hypotheses that disagree, the reported P(faster) is the mixture's own
+// (Predictor::probability_faster), e.g. 0.10 when a tenth of the weight says the other way.
 bool ties(const costmodel::Predictor& pr, const SelectionPolicy& policy, const costmodel::Prediction& a,
           const costmodel::Prediction& b) {
   const double gap = std::abs(a.latency_ms - b.latency_ms);
@@ -42,14 +34,6 @@ std::string settle_text(const Candidate& k) {
 }
 
 }  // namespace
-
-double probability_faster(const costmodel::Predictor& pr, const costmodel::Prediction& a,
-                          const costmodel::Prediction& b) {
-  // Normal difference with sigma = the difference interval's half-width over its z.
-  double z = z_of(std::clamp(a.interval_level, 0.5, 0.999));
-  double s = std::max(1e-12, pr.difference_half_width_ms(a, b) / z);
-  return 0.5 * std::erfc((a.latency_ms - b.latency_ms) / (s * std::sqrt(2.0)));
-}
 
 Choice select_layer(Evaluator& ev, const model::LayerSpec& layer, model::Precision precision,
                     const SelectionPolicy& policy) {
@@ -145,15 +129,15 @@ Choice select_layer(Evaluator& ev, const model::LayerSpec& layer, model::Precisi
   if (c.runner_up) {
     c.margin_ms = c.runner_up->eval.prediction.latency_ms - c.chosen.eval.prediction.latency_ms;
     c.tie = ties(ev.predictor(), policy, c.runner_up->eval.prediction, c.chosen.eval.prediction);
-    c.runner_up->p_faster_than_chosen = probability_faster(ev.predictor(), c.runner_up->eval.prediction, c.chosen.eval.prediction);
+    c.runner_up->p_faster_than_chosen = ev.predictor().probability_faster(c.runner_up->eval.prediction, c.chosen.eval.prediction);
   }
   for (const auto* k : tied) {
     Candidate t = *k;
-    t.p_faster_than_chosen = k == chosen ? 0.5 : probability_faster(ev.predictor(), k->eval.prediction, c.chosen.eval.prediction);
+    t.p_faster_than_chosen = k == chosen ? 0.5 : ev.predictor().probability_faster(k->eval.prediction, c.chosen.eval.prediction);
     c.tied.push_back(std::move(t));
   }
   for (auto& k : c.candidates)
-    if (k.eval.status == EvalStatus::kOk) k.p_faster_than_chosen = probability_faster(ev.predictor(), k.eval.prediction, c.chosen.eval.prediction);
+    if (k.eval.status == EvalStatus::kOk) k.p_faster_than_chosen = ev.predictor().probability_faster(k.eval.prediction, c.chosen.eval.prediction);
 
   // 5. Say why.
   char gain[48];

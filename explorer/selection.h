@@ -64,11 +64,6 @@ struct Choice {
   std::string why;                     // one line: why this one
 };
 
-// Probability that a is faster than b: the difference taken as normal, with sigma from the
-// predictor's interval of the difference (which accounts for shared coefficients).
-double probability_faster(const costmodel::Predictor& pr, const costmodel::Prediction& a,
-                          const costmodel::Prediction& b);
-
 // Chooses among meaningful_variants(precision) for one layer type at one context.
 // Throws Error if no candidate is eligible.
 Choice select_layer(Evaluator& ev, const model::LayerSpec& layer, model::Precision precision,

@@ -79,6 +79,40 @@ TEST(Mixture, IncludesTheSpreadBetweenComponents) {
   EXPECT_NEAR(m.sd, 0.3, 1e-12);
 }
 
+// Hypotheses that disagree on which of two variants is faster: the probability the explorer
+// decides by is the mixture's own (the weight of the members that say so, each certain here),
+// not a normal with the mixture's mean and spread, which would call a 7% dissent decided.
+TEST(Mixture, ProbabilityFasterIsTheWeightOfTheMembersThatSaySo) {
+  const DeviceSpec dev = load_device_named("galaxy-s25");
+  const model::ModelSpec m = model::load_model("spark-x2.5-1.7b");
+  const model::LayerSpec layer = m.layer(model::LayerType::kSliding, 4096);
+  const model::LayerGraph erf = model::build_layer_graph(layer, model::parse_variant("ring", {"precision=fp16"}));
+  const model::LayerGraph tanh =
+      model::build_layer_graph(layer, model::parse_variant("ring", {"precision=fp16", "gelu=tanh"}));
+  auto coefficient = [&](const std::string& name) {
+    for (size_t i = 0; i < dev.coefficients.size(); ++i)
+      if (dev.coefficients[i].name == name) return static_cast<Eigen::Index>(i);
+    ADD_FAILURE() << name;
+    return Eigen::Index(0);
+  };
+  // A member at the priors (no uncertainty) that prices one GELU form 20x the other.
+  auto member = [&](const char* slow) {
+    Calibration c = prior_calibration(dev);
+    c.theta[coefficient(slow)] *= 20;
+    c.id = slow;
+    return std::make_unique<OpLevelPredictor>(dev, c, RuleSet{});
+  };
+  std::vector<std::unique_ptr<OpLevelPredictor>> members;
+  members.push_back(member("gelu_erf_fp16"));   // says tanh is faster
+  members.push_back(member("gelu_tanh_fp16"));  // says erf is faster
+  const HypothesisPredictor pr({"erf-slow", "tanh-slow"}, {0.93, 0.07}, std::move(members));
+  const Prediction a = pr.predict(erf), b = pr.predict(tanh);
+  EXPECT_NEAR(pr.probability_faster(a, b), 0.07, 1e-9);
+  EXPECT_NEAR(pr.probability_faster(b, a), 0.93, 1e-9);
+  // The normal approximation of the same mixture puts erf's chance below the 5% tail.
+  EXPECT_LT(pr.Predictor::probability_faster(a, b), 0.05);
+}
+
 TEST(KendallTau, OrderAgreement) {
   EXPECT_NEAR(kendall_tau({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0, 1e-12);
   EXPECT_NEAR(kendall_tau({1, 2, 3, 4}, {40, 30, 20, 10}), -1.0, 1e-12);

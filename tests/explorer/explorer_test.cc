@@ -132,9 +132,9 @@ TEST_F(ExplorerTest, ProbabilityFasterIsSymmetric) {
   costmodel::Prediction a, b;
   a.latency_ms = 1.0, a.low_ms = 0.9, a.high_ms = 1.1;
   b.latency_ms = 1.1, b.low_ms = 1.0, b.high_ms = 1.2;
-  double p = probability_faster(predictor, a, b);
+  double p = predictor.probability_faster(a, b);
   EXPECT_GT(p, 0.5);
-  EXPECT_NEAR(p + probability_faster(predictor, b, a), 1.0, 1e-12);
+  EXPECT_NEAR(p + predictor.probability_faster(b, a), 1.0, 1e-12);
 }
 
 TEST_F(ExplorerTest, CrossoverIsWhereTheHybridStartsToWin) {
