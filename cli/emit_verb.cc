@@ -266,9 +266,9 @@ void add_emit_verb(CLI::App& app) {
       ->check(integer_in(0, model::limits::kMaxLayers - 1));
   sub->add_option("--calibration-samples", a->calibration, "decode steps saved as calibration inputs")
       ->capture_default_str()
-      ->check(CLI::Range(1, 4096));
+      ->check(integer_in(1, 4096));
   sub->add_option("--validate", a->validate, "run N steps in ONNX Runtime and compare with the executor")
-      ->check(CLI::Range(0, 100000));
+      ->check(integer_in(0, 100000));
   sub->add_flag("--sweep", a->sweep,
                 "validate every meaningful variant of the layer type (at --precision) in ONNX Runtime; no bundles");
   sub->add_flag("--json", a->json, "print one JSON document");

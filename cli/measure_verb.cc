@@ -150,9 +150,9 @@ void add_measure_verb(CLI::App& app) {
   a->layer.add_to(*sub, model::limits::kMaxTensorContext);  // measure writes and runs the tensors
   sub->add_option("--out", a->out, "working directory for the model, inputs, outputs and profile")->capture_default_str();
   sub->add_option("--db", a->db, "database file (default: $XDG_DATA_HOME/layoutx/layoutx.db)");
-  sub->add_option("--runs", a->run.runs, "timed runs")->capture_default_str()->check(CLI::Range(1, 100000));
-  sub->add_option("--warmup", a->run.warmup, "untimed runs first")->capture_default_str()->check(CLI::Range(0, 100000));
-  sub->add_option("--threads", a->run.threads, "ONNX Runtime intra-op threads")->capture_default_str()->check(CLI::Range(1, 256));
+  sub->add_option("--runs", a->run.runs, "timed runs")->capture_default_str()->check(integer_in(1, 100000));
+  sub->add_option("--warmup", a->run.warmup, "untimed runs first")->capture_default_str()->check(integer_in(0, 100000));
+  sub->add_option("--threads", a->run.threads, "ONNX Runtime intra-op threads")->capture_default_str()->check(integer_in(1, 256));
   add_seed_option(*sub, a->seed, "the weights and inputs");
   sub->add_flag("--no-ingest", a->no_ingest, "leave the database alone (files only)");
   sub->add_flag("--json", a->json, "print one JSON document");
@@ -162,7 +162,7 @@ void add_measure_verb(CLI::App& app) {
                                   "--loop: rounds over every point, each point's median pass kept (a slow spell of a "
                                   "shared machine then lands on every point once)")
                      ->capture_default_str()
-                     ->check(CLI::Range(1, 100));
+                     ->check(integer_in(1, 100));
   sub->add_option("--device", a->device, "device spec of this CPU (a name under configs/devices/ or a .yaml): the database's device")
       ->capture_default_str();
   sub->callback([a, passes] {

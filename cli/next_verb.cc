@@ -167,7 +167,7 @@ void add_next_verb(CLI::App& app) {
       ->check(integer_in(2, model::limits::kMaxContext));
   sub->add_option("--budget", args->budget, "how many measurements to plan (and bundle with --out)")
       ->capture_default_str()
-      ->check(CLI::Range(1, 1000));
+      ->check(integer_in(1, 1000));
   sub->add_option("--out", args->out, "write the top measurements' job bundles, plan.yaml and submit_all.sh here (a new or empty folder)");
   add_seed_option(*sub, args->seed, "the bundles' weights and calibration inputs");
   sub->add_flag("--json", args->json, "print one JSON document");

@@ -8,6 +8,7 @@
 
 #include "cli/plot.h"
 #include "cli/device_predictions.h"
+#include "cli/flag_checks.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
 #include "db/known_names.h"
@@ -170,7 +171,7 @@ void add_regress_verb(CLI::App& app) {
   sub->add_option("--calibration", args->calibration,
                   "predict with this calibration file (default: the database's latest for the device, else the shipped one)");
   sub->add_option("--tolerance", args->tolerance, "relative slowdown against the previous measurement")
-      ->capture_default_str()->check(CLI::Range(0.0, 10.0));
+      ->capture_default_str()->check(number_in(0.0, 10.0));
   sub->add_flag("--record-predictions", args->record_predictions,
                 "store the predictions made in the database (report's calibration error over time)");
   sub->add_flag("--json", args->json, "print one JSON document");

@@ -5,6 +5,7 @@
 
 #include "cli/choice_output.h"
 #include "cli/device_predictions.h"
+#include "cli/flag_checks.h"
 #include "cli/html_report.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
@@ -171,7 +172,7 @@ void add_report_verb(CLI::App& app) {
   sub->add_option("--calibration", args->calibration,
                   "the page's predictions from this calibration file (default: the database's latest, else the shipped one)");
   sub->add_option("--decision-ctx", args->decision_ctx, "context (tokens) of the page's latest decisions")
-      ->capture_default_str()->check(CLI::Range(1, 1 << 20));
+      ->capture_default_str()->check(integer_in(1, 1 << 20));
   sub->add_flag("--json", args->json, "print one JSON document");
   sub->callback([args] {
     // 1. Open the existing database read-only; a mistyped device or model is an error.

@@ -79,7 +79,7 @@ TEST(Cli, NextRanksMeasurementsAndWritesTheirBundlesWhole) {
   struct Case {
     std::string args, message;
   } cases[] = {
-      {"--budget 0", "--budget: Value 0 not in range"},
+      {"--budget 0", "--budget: must be an integer in [1, 1000], got '0'"},
       {"--budget 999", "--budget: 999 is more than the"},
       {"--budget 1 --out " + dir, "folder exists and is not empty"},
       {"--budget 1 --out /proc/layoutx-nope/plan", "/proc/layoutx-nope/plan"},

@@ -80,6 +80,9 @@ TEST_F(DbLoop, GatesRefuseAnUnknownDeviceOrModelListingTheKnownOnes) {
   expect_refused("regress --db " + db_ + " --model nope", "--model: no measurements of 'nope' in " + db_ + " (known: spark-x2.5-1.7b)");
   expect_refused("report --db " + db_ + " --device nope", "(known: galaxy-s25)");
   expect_refused("report --db " + db_ + " --model nope", "(known: spark-x2.5-1.7b)");
+  // A tolerance that is not a number would make every slowdown compare false: refused, not clean.
+  for (const char* t : {"nan", "inf", "-0.1", "3%"})
+    expect_refused("regress --db " + db_ + " --tolerance " + t, "--tolerance: must be a finite number in [0, 10], got '" + std::string(t) + "'");
 }
 
 TEST_F(DbLoop, RegressStoresNothingUnlessAsked) {
