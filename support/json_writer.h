@@ -1,6 +1,7 @@
 // A small streaming JSON writer for the CLI's --json documents (no external JSON library:
 // the project's dependencies are the Debian packages listed in the README).
 #pragma once
+#include <concepts>
 #include <cstdint>
 #include <ostream>
 #include <span>
