@@ -385,21 +385,56 @@ Prediction HypothesisPredictor::predict(const model::LayerGraph& graph) const {
   weights.reserve(members_.size());
   op_ms.reserve(members_.size());
   each_group.reserve(members_.size());
+  std::vector<Structure> eff;  // each member's effective structure for this graph
+  eff.reserve(members_.size());
   for (size_t h = 0; h < members_.size(); ++h) {
     const DeviceSpec& d = members_[h]->device_spec();
-    const Structure s = effective_structure(d.structure, graph, [&](double live_min_kb) {
+    eff.push_back(effective_structure(d.structure, graph, [&](double live_min_kb) {
       if (!reads_in_place || reads_in_place->first != live_min_kb)
         reads_in_place.emplace(live_min_kb, !cache_inputs_read_in_place(graph, d.channel_pad, live_min_kb).empty());
       return reads_in_place->second;
-    });
+    }));
+  }
+  // Structures that differ only in relayout_cache_inputs lower and featurize the graph's ops
+  // once (featurize_ops); each then adds its own re-laid copies and live set
+  // (finish_layer_features). `pending[j]`: distinct structures of ops_key j not featurized yet
+  // (the last one takes the ops by move).
+  auto ops_key = [](Structure s) {
+    s.relayout_cache_inputs = false;
+    return s;
+  };
+  std::vector<std::pair<Structure, std::optional<LayerFeatures>>> ops;
+  std::vector<size_t> pending;
+  {
+    std::vector<Structure> distinct;
+    for (const Structure& s : eff)
+      if (std::find(distinct.begin(), distinct.end(), s) == distinct.end()) distinct.push_back(s);
+    for (const Structure& s : distinct) {
+      size_t j = 0;
+      while (j < ops.size() && !(ops[j].first == ops_key(s))) ++j;
+      if (j == ops.size()) {
+        ops.emplace_back(ops_key(s), std::nullopt);
+        pending.push_back(0);
+      }
+      ++pending[j];
+    }
+  }
+  for (size_t h = 0; h < members_.size(); ++h) {
+    const DeviceSpec& d = members_[h]->device_spec();
+    const Structure& s = eff[h];
     // One featurization per effective structure; a copy with the member's knee applied where the
     // knee changes what its row sees.
     size_t b = 0;
     while (b < structures.size() && !(structures[b] == s)) ++b;
     const bool featurized = b < structures.size();
     if (!featurized) {
+      size_t j = 0;
+      while (!(ops[j].first == ops_key(s))) ++j;
+      if (!ops[j].second) ops[j].second = featurize_ops(graph, d);
+      LayerFeatures f = --pending[j] == 0 ? std::move(*ops[j].second) : *ops[j].second;
+      finish_layer_features(f, graph, d);  // with d's own knee applied
       structures.push_back(s);
-      features.push_back(featurize_layer(graph, d));  // with d's own knee applied
+      features.push_back(std::move(f));
     }
     const std::pair<bool, double> knee = knee_effect(features[b], d);
     if (!featurized) knees.push_back(knee);

@@ -92,7 +92,7 @@ std::vector<model::Vertex> cache_inputs_read_in_place(const model::LayerGraph& g
   return out;
 }
 
-LayerFeatures featurize_layer(const model::LayerGraph& g, const DeviceSpec& device) {
+LayerFeatures featurize_ops(const model::LayerGraph& g, const DeviceSpec& device) {
   const Structure& s = device.structure;
   LayerFeatures f;
   f.precision = g.variant.precision();
@@ -109,9 +109,6 @@ LayerFeatures featurize_layer(const model::LayerGraph& g, const DeviceSpec& devi
                                                        tiled_bytes(out.shape, out.dtype, device.channel_pad, false));
     }
   }
-  // Under relayout_cache_inputs the re-laid copies are cache-sized tensors of the live set too.
-  std::vector<model::Vertex> relaid;
-  if (s.relayout_cache_inputs) relaid = add_cache_relayouts(g, device, f);
   for (size_t i = 0; i < f.ops.size(); ++i)
     if (f.ops[i].op_class == OpClass::kMatMulWeight)
       for (model::Vertex v : f.ops[i].vertices)
@@ -123,11 +120,24 @@ LayerFeatures featurize_layer(const model::LayerGraph& g, const DeviceSpec& devi
                                         : w.dtype;
             f.weight_bytes += static_cast<double>(tiled_bytes(w.shape, dt, device.channel_pad, true));
           }
+  return f;
+}
+
+void finish_layer_features(LayerFeatures& f, const model::LayerGraph& g, const DeviceSpec& device) {
+  const Structure& s = device.structure;
+  // Under relayout_cache_inputs the re-laid copies are cache-sized tensors of the live set too.
+  std::vector<model::Vertex> relaid;
+  if (s.relayout_cache_inputs) relaid = add_cache_relayouts(g, device, f);
   if (s.vtcm_budget_mb > 0) {
     const LiveSet live = live_set(g, device.channel_pad, static_cast<int64_t>(s.live_min_kb * 1024), relaid);
     f.peak_live_bytes = static_cast<double>(live.peak_bytes);
     apply_vtcm_budget(f, s.vtcm_budget_mb);
   }
+}
+
+LayerFeatures featurize_layer(const model::LayerGraph& g, const DeviceSpec& device) {
+  LayerFeatures f = featurize_ops(g, device);
+  finish_layer_features(f, g, device);
   return f;
 }
 

@@ -32,8 +32,16 @@ struct LayerFeatures {
 // relayout_cache_inputs re-lays. Empty in a graph whose every cache input is copied first.
 std::vector<model::Vertex> cache_inputs_read_in_place(const model::LayerGraph& g, int channel_pad, double live_min_kb);
 
-// Lowers `g`, featurizes its ops and computes the graph-level features under device.structure.
+// Lowers `g`, featurizes its ops and computes the graph-level features under device.structure:
+// finish_layer_features(featurize_ops(g, device), g, device).
 LayerFeatures featurize_layer(const model::LayerGraph& g, const DeviceSpec& device);
+// Its two stages, so that structures differing only in relayout_cache_inputs or the VTCM knee
+// lower and featurize a graph once (HypothesisPredictor). featurize_ops: the lowering (explicit
+// softmax folded if the structure says so), every op's features and the weight bytes; it does
+// not read relayout_cache_inputs or the VTCM terms. finish_layer_features: on that, the re-laid
+// cache inputs' copies (relayout_cache_inputs), the live set and the budget (vtcm_budget_mb).
+LayerFeatures featurize_ops(const model::LayerGraph& g, const DeviceSpec& device);
+void finish_layer_features(LayerFeatures& f, const model::LayerGraph& g, const DeviceSpec& device);
 
 // The VTCM knee's part of the features: spill_bytes and stall_weight_bytes from peak_live_bytes
 // and weight_bytes for a budget of `budget_mb` MiB (0: no budget, both 0). featurize_layer
