@@ -86,8 +86,8 @@ TEST(Mixture, ProbabilityFasterIsTheWeightOfTheMembersThatSaySo) {
   const DeviceSpec dev = load_device_named("galaxy-s25");
   const model::ModelSpec m = model::load_model("spark-x2.5-1.7b");
   const model::LayerSpec layer = m.layer(model::LayerType::kSliding, 4096);
-  const model::LayerGraph erf = model::build_layer_graph(layer, model::parse_variant("ring", {"precision=fp16"}));
-  const model::LayerGraph tanh =
+  const model::LayerGraph with_erf = model::build_layer_graph(layer, model::parse_variant("ring", {"precision=fp16"}));
+  const model::LayerGraph with_tanh =
       model::build_layer_graph(layer, model::parse_variant("ring", {"precision=fp16", "gelu=tanh"}));
   auto coefficient = [&](const std::string& name) {
     for (size_t i = 0; i < dev.coefficients.size(); ++i)
@@ -106,7 +106,7 @@ TEST(Mixture, ProbabilityFasterIsTheWeightOfTheMembersThatSaySo) {
   members.push_back(member("gelu_erf_fp16"));   // says tanh is faster
   members.push_back(member("gelu_tanh_fp16"));  // says erf is faster
   const HypothesisPredictor pr({"erf-slow", "tanh-slow"}, {0.93, 0.07}, std::move(members));
-  const Prediction a = pr.predict(erf), b = pr.predict(tanh);
+  const Prediction a = pr.predict(with_erf), b = pr.predict(with_tanh);
   EXPECT_NEAR(pr.probability_faster(a, b), 0.07, 1e-9);
   EXPECT_NEAR(pr.probability_faster(b, a), 0.93, 1e-9);
   // The normal approximation of the same mixture puts erf's chance below the 5% tail.
