@@ -1,5 +1,7 @@
 #include "costmodel/live_set.h"
 
+#include <algorithm>
+
 #include "costmodel/features.h"
 
 namespace layoutx::costmodel {
@@ -9,67 +11,66 @@ bool is_copy(model::OpKind k) {
          k == model::OpKind::kOutput;
 }
 
+namespace {
+
+// The ops that read `v`'s data: its users, looking through views (a Reshape reads nothing).
+void readers_of(const model::LayerGraph& g, model::Vertex v, std::vector<model::Vertex>& out) {
+  for (auto [it, end] = boost::out_edges(v, g.graph); it != end; ++it) {
+    const model::Vertex u = boost::target(*it, g.graph);
+    if (g.op(u).kind == model::OpKind::kReshape) readers_of(g, u, out);
+    else out.push_back(u);
+  }
+}
+
+}  // namespace
+
 LiveSet live_set(const model::LayerGraph& g, int channel_pad, int64_t min_bytes,
                  const std::vector<model::Vertex>& relaid) {
+  // Only the cache-sized tensors matter, and a layer has a handful: find them first, then follow
+  // each one's readers (through views) for its death, instead of scanning every op's operands.
   const std::vector<model::Vertex> order = g.topological_order();
   const size_t n = g.size();
   std::vector<size_t> pos(n, 0);
   for (size_t i = 0; i < order.size(); ++i) pos[order[i]] = i;
-  // The tensor a vertex's data lives in: a Reshape aliases its operand.
-  std::vector<model::Vertex> root(n);
-  for (model::Vertex v : order) {
-    root[v] = v;
-    if (g.op(v).kind == model::OpKind::kReshape) root[v] = root[g.operands(v)[0]];
-  }
-  // Birth and death positions of each root tensor.
   constexpr size_t kNone = static_cast<size_t>(-1);
-  std::vector<size_t> birth(n, kNone), death(n, 0);
-  // The tiled copies of the relaid inputs: their birth and death (kNone: none).
-  std::vector<char> is_relaid(n, 0);
-  for (model::Vertex v : relaid) is_relaid[v] = 1;
-  std::vector<size_t> tiled_birth(n, kNone), tiled_death(n, 0);
-  for (model::Vertex v : order) {
-    const model::OpKind k = g.op(v).kind;
-    if (k != model::OpKind::kInput && k != model::OpKind::kReshape) {
-      birth[v] = std::min(birth[v], pos[v]);
-      death[v] = std::max(death[v], pos[v]);
-    }
-    if (k == model::OpKind::kReshape) continue;
-    for (model::Vertex u : g.operands(v)) {
-      const model::Vertex r = root[u];
-      if (is_relaid[r] && !is_copy(k)) {
-        tiled_birth[r] = std::min(tiled_birth[r], pos[v]);
-        tiled_death[r] = std::max(tiled_death[r], pos[v]);
-        continue;
-      }
-      birth[r] = std::min(birth[r], pos[v]);
-      death[r] = std::max(death[r], pos[v]);
-    }
-  }
-  // The relayout reads the flat input where the tiled copy is born.
-  for (model::Vertex v : relaid)
-    if (tiled_birth[v] != kNone) {
-      birth[v] = std::min(birth[v], tiled_birth[v]);
-      death[v] = std::max(death[v], tiled_birth[v]);
-    }
-  LiveSet out;
-  out.live_bytes.assign(n, 0);
-  // Sweep: +bytes at birth, -bytes after death (difference array over positions).
-  std::vector<int64_t> delta(order.size() + 1, 0);
+  std::vector<int64_t> delta(order.size() + 1, 0);  // +bytes at birth, -bytes after death
+  std::vector<model::Vertex> rs;
   for (model::Vertex v : order) {
     const model::OpNode& op = g.op(v);
-    if (op.kind == model::OpKind::kWeight || op.kind == model::OpKind::kConstant ||
-        op.kind == model::OpKind::kReshape || birth[v] == kNone)
+    if (op.kind == model::OpKind::kWeight || op.kind == model::OpKind::kConstant || op.kind == model::OpKind::kReshape)
       continue;
     const int64_t b = tiled_bytes(op.shape, op.dtype, channel_pad, false);
     if (b < min_bytes) continue;
-    delta[birth[v]] += b;
-    delta[death[v] + 1] -= b;
-    if (tiled_birth[v] != kNone) {
-      delta[tiled_birth[v]] += b;
-      delta[tiled_death[v] + 1] -= b;
+    // Born at its producer (an Input: at its first reader); dead after its last reader. A
+    // re-laid Input's tiled copy serves the readers that are not copies.
+    const bool input = op.kind == model::OpKind::kInput;
+    const bool is_relaid = input && std::find(relaid.begin(), relaid.end(), v) != relaid.end();
+    size_t birth = input ? kNone : pos[v], death = input ? 0 : pos[v];
+    size_t tiled_birth = kNone, tiled_death = 0;
+    rs.clear();
+    readers_of(g, v, rs);
+    for (model::Vertex u : rs) {
+      const size_t p = pos[u];
+      if (is_relaid && !is_copy(g.op(u).kind)) {
+        tiled_birth = std::min(tiled_birth, p);
+        tiled_death = std::max(tiled_death, p);
+      } else {
+        birth = std::min(birth, p);
+        death = std::max(death, p);
+      }
     }
+    if (tiled_birth != kNone) {  // the relayout reads the flat input where the tiled copy is born
+      birth = std::min(birth, tiled_birth);
+      death = std::max(death, tiled_birth);
+      delta[tiled_birth] += b;
+      delta[tiled_death + 1] -= b;
+    }
+    if (birth == kNone) continue;  // an Input nothing reads
+    delta[birth] += b;
+    delta[death + 1] -= b;
   }
+  LiveSet out;
+  out.live_bytes.assign(n, 0);
   int64_t live = 0;
   for (size_t i = 0; i < order.size(); ++i) {
     live += delta[i];
