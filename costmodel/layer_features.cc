@@ -34,14 +34,6 @@ void fuse_explicit_softmax(std::vector<LoweredOp>& ops) {
   ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(kept), ops.end());
 }
 
-// The ops that read `v`'s data, looking through views (Reshape).
-void readers(const model::LayerGraph& g, model::Vertex v, std::vector<model::Vertex>& out) {
-  for (model::Vertex u : g.users(v)) {
-    if (g.op(u).kind == model::OpKind::kReshape) readers(g, u, out);
-    else out.push_back(u);
-  }
-}
-
 // The cache-sized graph inputs an op other than a copy reads directly, each with its readers
 // (through views).
 std::vector<std::pair<model::Vertex, std::vector<model::Vertex>>> cache_inputs_and_readers(const model::LayerGraph& g,
@@ -52,7 +44,7 @@ std::vector<std::pair<model::Vertex, std::vector<model::Vertex>>> cache_inputs_a
     const model::OpNode& n = g.op(in);
     if (static_cast<double>(tiled_bytes(n.shape, n.dtype, channel_pad, false)) < live_min_kb * 1024) continue;
     std::vector<model::Vertex> rs;
-    readers(g, in, rs);
+    readers_through_views(g, in, rs);
     if (std::any_of(rs.begin(), rs.end(), [&](model::Vertex u) { return !is_copy(g.op(u).kind); }))
       out.emplace_back(in, std::move(rs));
   }

@@ -11,18 +11,13 @@ bool is_copy(model::OpKind k) {
          k == model::OpKind::kOutput;
 }
 
-namespace {
-
-// The ops that read `v`'s data: its users, looking through views (a Reshape reads nothing).
-void readers_of(const model::LayerGraph& g, model::Vertex v, std::vector<model::Vertex>& out) {
+void readers_through_views(const model::LayerGraph& g, model::Vertex v, std::vector<model::Vertex>& out) {
   for (auto [it, end] = boost::out_edges(v, g.graph); it != end; ++it) {
     const model::Vertex u = boost::target(*it, g.graph);
-    if (g.op(u).kind == model::OpKind::kReshape) readers_of(g, u, out);
+    if (g.op(u).kind == model::OpKind::kReshape) readers_through_views(g, u, out);
     else out.push_back(u);
   }
 }
-
-}  // namespace
 
 LiveSet live_set(const model::LayerGraph& g, int channel_pad, int64_t min_bytes,
                  const std::vector<model::Vertex>& relaid) {
@@ -48,7 +43,7 @@ LiveSet live_set(const model::LayerGraph& g, int channel_pad, int64_t min_bytes,
     size_t birth = input ? kNone : pos[v], death = input ? 0 : pos[v];
     size_t tiled_birth = kNone, tiled_death = 0;
     rs.clear();
-    readers_of(g, v, rs);
+    readers_through_views(g, v, rs);
     for (model::Vertex u : rs) {
       const size_t p = pos[u];
       if (is_relaid && !is_copy(g.op(u).kind)) {

@@ -33,4 +33,8 @@ LiveSet live_set(const model::LayerGraph& g, int channel_pad, int64_t min_bytes,
 // Concat, Slice, Convert and Output copy their operand: they read a flat cache input directly.
 bool is_copy(model::OpKind k);
 
+// Appends the ops that read `v`'s data to `out`: its users, looking through views (a Reshape
+// reads nothing itself; its users read `v`). An op reading it twice is listed twice.
+void readers_through_views(const model::LayerGraph& g, model::Vertex v, std::vector<model::Vertex>& out);
+
 }  // namespace layoutx::costmodel

@@ -1,6 +1,7 @@
 // The live set against a reference that follows its definition literally: every op's operands
-// scanned in order, every tensor's birth and death kept, then the sweep. live_set() finds the
-// cache-sized tensors first and follows only their readers; the two must agree on every graph.
+// scanned in order, every tensor's birth and death kept, and at each position the sum of the
+// tensors alive there. live_set() finds the cache-sized tensors first, follows only their
+// readers and sweeps a difference array; the two must agree on every graph.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -57,7 +58,12 @@ LiveSet reference_live_set(const model::LayerGraph& g, int channel_pad, int64_t 
       birth[v] = std::min(birth[v], tiled_birth[v]);
       death[v] = std::max(death[v], tiled_birth[v]);
     }
-  std::vector<int64_t> delta(order.size() + 1, 0);
+  // Each counted tensor as a (first, last, bytes) range of positions, the tiled copy as its own.
+  struct Range {
+    size_t first, last;
+    int64_t bytes;
+  };
+  std::vector<Range> ranges;
   for (model::Vertex v : order) {
     const model::OpNode& op = g.op(v);
     if (op.kind == model::OpKind::kWeight || op.kind == model::OpKind::kConstant ||
@@ -65,20 +71,18 @@ LiveSet reference_live_set(const model::LayerGraph& g, int channel_pad, int64_t 
       continue;
     const int64_t b = tiled_bytes(op.shape, op.dtype, channel_pad, false);
     if (b < min_bytes) continue;
-    delta[birth[v]] += b;
-    delta[death[v] + 1] -= b;
-    if (tiled_birth[v] != kNone) {
-      delta[tiled_birth[v]] += b;
-      delta[tiled_death[v] + 1] -= b;
-    }
+    ranges.push_back({birth[v], death[v], b});
+    if (tiled_birth[v] != kNone) ranges.push_back({tiled_birth[v], tiled_death[v], b});
   }
+  // At each position, the sum over the ranges that hold it; the first position of the maximum.
   LiveSet out;
   out.live_bytes.assign(n, 0);
-  int64_t live = 0;
   for (size_t i = 0; i < order.size(); ++i) {
-    live += delta[i];
     const model::OpKind k = g.op(order[i]).kind;
     if (k == model::OpKind::kWeight || k == model::OpKind::kConstant) continue;
+    int64_t live = 0;
+    for (const Range& r : ranges)
+      if (r.first <= i && i <= r.last) live += r.bytes;
     out.live_bytes[order[i]] = live;
     if (live > out.peak_bytes) {
       out.peak_bytes = live;
