@@ -395,49 +395,41 @@ Prediction HypothesisPredictor::predict(const model::LayerGraph& graph) const {
       return reads_in_place->second;
     }));
   }
-  // Structures that differ only in relayout_cache_inputs lower and featurize the graph's ops
-  // once (featurize_ops); each then adds its own re-laid copies and live set
-  // (finish_layer_features). `pending[j]`: distinct structures of ops_key j not featurized yet
-  // (the last one takes the ops by move).
-  auto ops_key = [](Structure s) {
-    s.relayout_cache_inputs = false;
-    return s;
-  };
-  std::vector<std::pair<Structure, std::optional<LayerFeatures>>> ops;
-  std::vector<size_t> pending;
-  {
-    std::vector<Structure> distinct;
-    for (const Structure& s : eff)
-      if (std::find(distinct.begin(), distinct.end(), s) == distinct.end()) distinct.push_back(s);
-    for (const Structure& s : distinct) {
-      size_t j = 0;
-      while (j < ops.size() && !(ops[j].first == ops_key(s))) ++j;
-      if (j == ops.size()) {
-        ops.emplace_back(ops_key(s), std::nullopt);
-        pending.push_back(0);
-      }
-      ++pending[j];
+  // One featurization per distinct effective structure, with the knee of the first member that
+  // has it. Structures that differ only in relayout_cache_inputs share one lowering and op
+  // featurization (featurize_ops); each finishes its own copy (re-laid copies, live set), the
+  // last of them taking it by move.
+  std::vector<size_t> first_member;  // structures[i]'s
+  for (size_t h = 0; h < members_.size(); ++h)
+    if (std::find(structures.begin(), structures.end(), eff[h]) == structures.end()) {
+      structures.push_back(eff[h]);
+      first_member.push_back(h);
     }
+  const size_t distinct = structures.size();
+  auto same_ops = [](Structure a, Structure b) {
+    a.relayout_cache_inputs = b.relayout_cache_inputs = false;
+    return a == b;
+  };
+  std::vector<std::optional<LayerFeatures>> ops(distinct);  // at the first structure of its kind
+  for (size_t i = 0; i < distinct; ++i) {
+    const DeviceSpec& d = members_[first_member[i]]->device_spec();
+    size_t j = 0;
+    while (!same_ops(structures[j], structures[i])) ++j;
+    if (!ops[j]) ops[j] = featurize_ops(graph, d);
+    bool last = true;
+    for (size_t k = i + 1; k < distinct && last; ++k) last = !same_ops(structures[k], structures[i]);
+    LayerFeatures f = last ? std::move(*ops[j]) : *ops[j];
+    finish_layer_features(f, graph, d);  // with d's own knee applied
+    knees.push_back(knee_effect(f, d));
+    features.push_back(std::move(f));
   }
   for (size_t h = 0; h < members_.size(); ++h) {
     const DeviceSpec& d = members_[h]->device_spec();
     const Structure& s = eff[h];
-    // One featurization per effective structure; a copy with the member's knee applied where the
-    // knee changes what its row sees.
-    size_t b = 0;
-    while (b < structures.size() && !(structures[b] == s)) ++b;
-    const bool featurized = b < structures.size();
-    if (!featurized) {
-      size_t j = 0;
-      while (!(ops[j].first == ops_key(s))) ++j;
-      if (!ops[j].second) ops[j].second = featurize_ops(graph, d);
-      LayerFeatures f = --pending[j] == 0 ? std::move(*ops[j].second) : *ops[j].second;
-      finish_layer_features(f, graph, d);  // with d's own knee applied
-      structures.push_back(s);
-      features.push_back(std::move(f));
-    }
+    // Its structure's featurization; a copy with the member's knee applied where the knee
+    // changes what its row sees.
+    const size_t b = static_cast<size_t>(std::find(structures.begin(), structures.begin() + distinct, s) - structures.begin());
     const std::pair<bool, double> knee = knee_effect(features[b], d);
-    if (!featurized) knees.push_back(knee);
     size_t k = b;
     while (k < structures.size() && !(structures[k] == s && knees[k] == knee)) ++k;
     if (k == structures.size()) {
