@@ -1,6 +1,7 @@
 #include "cli/flag_checks.h"
 
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
@@ -37,10 +38,13 @@ CLI::Validator number_in(double lo, double hi) {
   return CLI::Validator(
       [lo, hi, range](std::string& text) -> std::string {
         const std::string want = "must be a finite number in " + range + ", got '" + text + "'";
-        if (text.empty()) return want;
-        char* end = nullptr;
-        const double v = std::strtod(text.c_str(), &end);
-        if (end != text.c_str() + text.size() || !std::isfinite(v) || v < lo || v > hi) return want;
+        // Decimal only, the whole text (an optional leading '+'): from_chars, unlike strtod, takes
+        // no hex ("0x1"), no leading blanks and no locale's decimal comma.
+        const char* first = text.data() + (!text.empty() && text[0] == '+' ? 1 : 0);
+        const char* last = text.data() + text.size();
+        double v = 0;
+        const auto [end, ec] = std::from_chars(first, last, v, std::chars_format::general);
+        if (first == last || ec != std::errc() || end != last || !std::isfinite(v) || v < lo || v > hi) return want;
         return "";
       },
       "NUMBER in " + range, "number_in");

@@ -12,7 +12,7 @@ namespace layoutx::cli {
 
 // An integer (decimal, optional sign) in [lo, hi].
 CLI::Validator integer_in(int64_t lo, int64_t hi);
-// A finite number in [lo, hi].
+// A finite decimal number in [lo, hi] (no hex, no blanks).
 CLI::Validator number_in(double lo, double hi);
 
 // The --seed flag of the verbs that generate weights or inputs: a non-negative integer (a
