@@ -497,10 +497,11 @@ std::vector<std::pair<std::string, std::vector<double>>> HypothesisPredictor::cl
     const model::LayerGraph& graph) const {
   std::vector<std::pair<std::string, std::vector<double>>> out;
   for (size_t h = 0; h < members_.size(); ++h)
-    for (auto& [name, r] : members_[h]->class_rows(graph)) {
-      auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == name; });
-      if (it == out.end()) it = out.insert(out.end(), {name, std::vector<double>(offset_.back(), 0.0)});
-      std::copy(r.begin(), r.end(), it->second.begin() + static_cast<std::ptrdiff_t>(offset_[h]));
+    for (const auto& row : members_[h]->class_rows(graph)) {
+      // (Not a structured binding: clang 14, which builds the fuzzers, cannot capture one.)
+      auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == row.first; });
+      if (it == out.end()) it = out.insert(out.end(), {row.first, std::vector<double>(offset_.back(), 0.0)});
+      std::copy(row.second.begin(), row.second.end(), it->second.begin() + static_cast<std::ptrdiff_t>(offset_[h]));
     }
   return out;
 }
