@@ -85,8 +85,8 @@ std::string read_layer(MapReader& r, bool allow_any) {
 // warning. Call after every other key of the record was read.
 void join_split_prose(MapReader& r, std::string& text, std::vector<std::string>& warnings) {
   std::string joined;
-  for (const std::string& key : r.unread_keys()) {
-    if (!r.node()[key].IsNull()) continue;
+  for (const auto& [key, value] : r.unread_entries()) {
+    if (!value.IsNull()) continue;
     joined += ", " + key;
     r.allow(key);
   }

@@ -149,17 +149,22 @@ std::optional<bool> MapReader::boolean(std::string_view key, bool required) {
 
 YAML::Node MapReader::child(std::string_view key, bool required) { return get(key, required); }
 
-std::vector<std::string> MapReader::unread_keys() const {
-  std::vector<std::string> out;
+std::vector<std::pair<std::string, YAML::Node>> MapReader::unread_entries() const {
+  std::vector<std::pair<std::string, YAML::Node>> out;
   if (!is_map_) return out;
   for (auto it = node_.begin(); it != node_.end(); ++it)
-    if (!known_.count(it->first.Scalar())) out.push_back(it->first.Scalar());
+    if (it->first.IsScalar() && !known_.count(it->first.Scalar())) out.emplace_back(it->first.Scalar(), it->second);
   return out;
 }
 
 void MapReader::finish() {
   if (!is_map_) return;
   for (auto it = node_.begin(); it != node_.end(); ++it) {
+    if (!it->first.IsScalar()) {
+      errors_.add(where(file_, it->first) + ": " + key_path("") + ": a key must be a plain name, got " +
+                  (it->first.IsNull() ? "an empty key" : "a collection"));
+      continue;
+    }
     std::string k = it->first.Scalar();
     if (!known_.count(k)) {
       std::string allowed;

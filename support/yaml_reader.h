@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "support/error.h"
@@ -46,9 +47,12 @@ class MapReader {
   YAML::Node child(std::string_view key, bool required);
   // Marks a key as allowed without reading it.
   void allow(std::string_view key) { known_.insert(std::string(key)); }
-  // Keys no accessor asked for (and not allowed) so far, in document order.
-  std::vector<std::string> unread_keys() const;
-  // Reports unknown keys (unread_keys). Call once after all accessors.
+  // The entries (key, value) whose plain-name key no accessor asked for (and not allowed) so far,
+  // in document order. A key that is not a plain name (null, a collection) is never one: finish()
+  // reports it.
+  std::vector<std::pair<std::string, YAML::Node>> unread_entries() const;
+  // Reports unknown keys (those of unread_entries, and keys that are not plain names). Call once
+  // after all accessors.
   void finish();
 
   // Dotted path of a key in this map, for messages.

@@ -156,6 +156,18 @@ TEST(MeasurementYaml, JoinsProseSplitAtAnUnquotedCommaAndReadsContested) {
               HasSubstr("must be ok, fail or contested"));
 }
 
+// A key that is not a plain name (an empty key after a comma, a collection) is an error naming the
+// record, not a crash (found by scripts/fuzz: the prose joiner looked such a key up by its text and
+// yaml-cpp threw InvalidNode).
+TEST(MeasurementYaml, AKeyThatIsNotAPlainNameIsAnError) {
+  const std::string empty_key = "model: m\ncompile:\n  - {precision: w4a16, form: explicit softmax, : keys, result: fail}\n";
+  EXPECT_THAT(testing::error_message([&] { parse_measurement_yaml(empty_key, "e.yaml"); }),
+              HasSubstr("e.yaml:3:48: compile[0]: a key must be a plain name, got an empty key"));
+  const std::string collection_key = "model: m\ncompile:\n  - {precision: w4a16, form: a, [x, y]: 1, result: ok}\n";
+  EXPECT_THAT(testing::error_message([&] { parse_measurement_yaml(collection_key, "c.yaml"); }),
+              HasSubstr("compile[0]: a key must be a plain name, got a collection"));
+}
+
 TEST(MeasurementYaml, CollectsEveryProblem) {
   std::string e = error_of(Format::kYaml, "measurements_bad.yaml");
   EXPECT_THAT(e, HasSubstr("measurements_bad.yaml:8:7: unit: unknown unit \"fortnights\""));
