@@ -38,9 +38,10 @@ CLI::Validator number_in(double lo, double hi) {
   return CLI::Validator(
       [lo, hi, range](std::string& text) -> std::string {
         const std::string want = "must be a finite number in " + range + ", got '" + text + "'";
-        // Decimal only, the whole text (an optional leading '+'): from_chars, unlike strtod, takes
-        // no hex ("0x1"), no leading blanks and no locale's decimal comma.
-        const char* first = text.data() + (!text.empty() && text[0] == '+' ? 1 : 0);
+        // Decimal only, the whole text with an optional sign: from_chars, unlike strtod, takes no
+        // hex ("0x1") and no leading blanks, and no '+' (skipped here unless a sign follows it).
+        const bool plus = text.size() > 1 && text[0] == '+' && text[1] != '+' && text[1] != '-';
+        const char* first = text.data() + (plus ? 1 : 0);
         const char* last = text.data() + text.size();
         double v = 0;
         const auto [end, ec] = std::from_chars(first, last, v, std::chars_format::general);

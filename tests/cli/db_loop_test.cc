@@ -81,7 +81,7 @@ TEST_F(DbLoop, GatesRefuseAnUnknownDeviceOrModelListingTheKnownOnes) {
   expect_refused("report --db " + db_ + " --device nope", "(known: galaxy-s25)");
   expect_refused("report --db " + db_ + " --model nope", "(known: spark-x2.5-1.7b)");
   // A tolerance that is not a number would make every slowdown compare false: refused, not clean.
-  for (const char* t : {"nan", "inf", "-0.1", "3%", "0x1", "1e", "+"})
+  for (const char* t : {"nan", "inf", "-0.1", "3%", "0x1", "1e", "+", "+-1", "++1"})
     expect_refused("regress --db " + db_ + " --tolerance " + t, "--tolerance: must be a finite number in [0, 10], got '" + std::string(t) + "'");
   // Decimal forms are taken as typed.
   for (const char* t : {"0.05", "+0.05", "5e-2", "1"}) {
