@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "model/limits.h"
 #include "support/error.h"
 #include "support/paths.h"
 #include "support/timing_boundaries.h"
@@ -363,6 +364,13 @@ DeviceSpec parse(const YAML::Node& root, const std::string& file) {
         o.add = parse_coefficient_list(file, m.child("add", false), okey + ".add", errors);
         m.finish();
         options.push_back(std::move(o));
+      }
+      if (static_cast<int64_t>(product.size() * options.size()) > model::limits::kMaxHypotheses) {
+        errors.add(where(file, hyps[i]) + ": " + key + ": the axes so far combine into " +
+                   std::to_string(product.size()) + " x " + std::to_string(options.size()) +
+                   " hypotheses, more than " + std::to_string(model::limits::kMaxHypotheses) +
+                   " (each combination of one option per axis is fitted); drop options or axes");
+        break;
       }
       std::vector<HypothesisSpec> next;
       for (const HypothesisSpec& base : product)

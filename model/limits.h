@@ -32,4 +32,10 @@ inline constexpr int64_t kMaxParitySteps = 4096;          // parity --steps
 // of float32 (4 GiB for parity's float64 reference); every public model's layer fits at 64K.
 inline constexpr int64_t kMaxTensorElements = int64_t{1} << 29;
 
+// A device's hypotheses are every combination of one option per axis of its hypothesis_axes
+// (costmodel/device_spec.h), and `calibrate` fits each with its leave-one-out refits: the shipped
+// 96 take about half a second, so 1024 is about five. A file whose axes multiply past this is an
+// error, not a hang.
+inline constexpr int64_t kMaxHypotheses = 1024;
+
 }  // namespace layoutx::model::limits

@@ -1,6 +1,9 @@
 // Calibration data files: the shipped one loads; each bad fixture fails with its message.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "costmodel/device_spec.h"
 #include "costmodel/measurements.h"
 #include "support/error.h"
@@ -128,6 +131,27 @@ TEST(DeviceSpec, ShippedLoadsAndRejectsTwoCoefficientsForOneCell) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("'a' and 'b' both price the byte term of output at fp16"), std::string::npos)
+        << e.what();
+  }
+}
+
+// Every combination of one option per axis is a hypothesis that calibrate fits: axes that multiply
+// past model::limits::kMaxHypotheses are an error naming the axis, not minutes of fitting (the
+// device fuzzer found a file that took longer than its 10 s timeout to load).
+TEST(DeviceSpec, AxesThatMultiplyPastTheLimitAreAnError) {
+  std::ifstream in(kConfigs + "/devices/galaxy-s25.yaml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(load_device_text(text, "s25.yaml").hypotheses.size(), 96u);
+  for (int i = 0; i < 4; ++i)  // 96 x 3^4 = 7776
+    text += "  - axis: extra" + std::to_string(i) + "\n    options:\n" +
+            "      - {name: a, claim: c, source: s}\n      - {name: b, claim: c, source: s}\n" +
+            "      - {name: c, claim: c, source: s}\n";
+  try {
+    load_device_text(text, "s25.yaml");
+    FAIL() << "loaded 7776 hypotheses";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("hypothesis_axes[7]: the axes so far combine into 864 x 3 hypotheses, more than 1024"),
+              std::string::npos)
         << e.what();
   }
 }
