@@ -7,8 +7,6 @@ namespace layoutx::costmodel {
 
 namespace {
 
-constexpr double kZ90 = 1.645;
-
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -167,9 +165,8 @@ ReplayReport replay(const HypothesisSet& set, const std::vector<MeasurementRecor
     d.low = m.mean - kZ90 * m.sd;
     d.high = m.mean + kZ90 * m.sd;
     for (size_t h = 0; h < set.fits.size(); ++h) {
-      const double z = per_sd[h] > 0 ? per[h] / per_sd[h] : (per[h] > 0 ? 1e9 : -1e9);
-      const double p_up = 0.5 * std::erfc(-z / std::sqrt(2.0));
-      d.p_measured_sign += r.weights[h] * (d.measured > 0 ? p_up : 1 - p_up);
+      const double p_down = normal_below_zero(per[h], per_sd[h]);
+      d.p_measured_sign += r.weights[h] * (d.measured > 0 ? 1 - p_down : p_down);
     }
     r.differences.push_back(d);
     r.per_hypothesis_difference.push_back(per);

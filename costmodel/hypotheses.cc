@@ -21,7 +21,6 @@ namespace layoutx::costmodel {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
-constexpr double kZ90 = 1.645;  // 90% two-sided, normal
 
 std::vector<size_t> timing_indices(const std::vector<MeasurementRecord>& records) {
   std::vector<size_t> t;
@@ -399,12 +398,15 @@ Prediction HypothesisPredictor::predict(const model::LayerGraph& graph) const {
   // has it. Structures that differ only in relayout_cache_inputs share one lowering and op
   // featurization (featurize_ops); each finishes its own copy (re-laid copies, live set), the
   // last of them taking it by move.
-  std::vector<size_t> first_member;  // structures[i]'s
-  for (size_t h = 0; h < members_.size(); ++h)
-    if (std::find(structures.begin(), structures.end(), eff[h]) == structures.end()) {
+  std::vector<size_t> first_member;                    // structures[i]'s
+  std::vector<size_t> structure_of(members_.size());  // member -> its index in structures
+  for (size_t h = 0; h < members_.size(); ++h) {
+    structure_of[h] = static_cast<size_t>(std::find(structures.begin(), structures.end(), eff[h]) - structures.begin());
+    if (structure_of[h] == structures.size()) {
       structures.push_back(eff[h]);
       first_member.push_back(h);
     }
+  }
   const size_t distinct = structures.size();
   auto same_ops = [](Structure a, Structure b) {
     a.relayout_cache_inputs = b.relayout_cache_inputs = false;
@@ -428,7 +430,7 @@ Prediction HypothesisPredictor::predict(const model::LayerGraph& graph) const {
     const Structure& s = eff[h];
     // Its structure's featurization; a copy with the member's knee applied where the knee
     // changes what its row sees.
-    const size_t b = static_cast<size_t>(std::find(structures.begin(), structures.begin() + distinct, s) - structures.begin());
+    const size_t b = structure_of[h];
     const std::pair<bool, double> knee = knee_effect(features[b], d);
     size_t k = b;
     while (k < structures.size() && !(structures[k] == s && knees[k] == knee)) ++k;

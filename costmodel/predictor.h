@@ -58,6 +58,8 @@ struct CoefficientBelief {
 
 // z of a two-sided normal interval of coverage `level` (0.90 -> 1.645).
 double z_of_level(double level);
+// The same for 90%, the level every interval layoutx prints is at.
+inline constexpr double kZ90 = 1.645;
 // P(X < 0) for X ~ N(mean, sd^2); sd 0 gives the step (0.5 at mean 0).
 double normal_below_zero(double mean, double sd);
 
