@@ -1,5 +1,8 @@
 #include "cli/app.h"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <optional>
 
@@ -53,6 +56,27 @@ class StreamRedirect {
   std::streambuf* cerr_;
 };
 
+// The one place the verbs' output is flushed: a write that failed (a full disk, a closed file)
+// turns the run into an error naming standard output, never exit 0 with the output lost (a CI
+// step redirecting --json to a full disk must fail). `real_stdout`: std::cout is the process's
+// stdout, whose C buffer is flushed too (the default sync_with_stdio routes cout through it).
+int checked_output(int status, bool real_stdout) {
+  std::cout.flush();
+  bool failed = !std::cout.good();
+  int e = 0;
+  if (real_stdout) {
+    errno = 0;
+    if (std::fflush(stdout) != 0) e = errno;  // the cause is known only when this flush fails
+    failed = failed || e != 0 || std::ferror(stdout);
+    std::clearerr(stdout);
+  }
+  std::cout.clear();  // an in-process caller's next run starts clean
+  if (!failed) return status;
+  std::cerr << "layoutx: error: standard output: write failed" << (e ? std::string(" (") + std::strerror(e) + ")" : "")
+            << "; what was printed is incomplete\n";
+  return 2;
+}
+
 }  // namespace
 
 int run_layoutx(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -60,8 +84,9 @@ int run_layoutx(const std::vector<std::string>& args, std::ostream& out, std::os
   std::optional<StreamRedirect> scope;
   if (redirect) scope.emplace(out, err);
   verb_exit_status() = 0;  // a previous in-process run may have set it
+  std::cout.clear();
   // One error boundary (cli/error_boundary.h): whatever a verb throws is exit 2 with a message.
-  return run_guarded([&] {
+  const int status = run_guarded([&] {
     CLI::App app{"layoutx: design-space explorer and cost model for LLM decode steps on the Hexagon NPU", "layoutx"};
     add_version_flag(app);
     build_app(app);
@@ -76,6 +101,7 @@ int run_layoutx(const std::vector<std::string>& args, std::ostream& out, std::os
     }
     return verb_exit_status();
   });
+  return checked_output(status, &out == &std::cout);
 }
 
 }  // namespace layoutx::cli

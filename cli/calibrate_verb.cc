@@ -10,6 +10,7 @@
 
 #include "cli/hypotheses_output.h"
 #include "cli/table.h"
+#include "cli/output_flags.h"
 #include "cli/verbs.h"
 #include "costmodel/calibration.h"
 #include "costmodel/calibration_report.h"
@@ -161,7 +162,7 @@ void add_calibrate_verb(CLI::App& app) {
   auto* sub = app.add_subcommand("calibrate", "fit the cost model to measurements; print the fit and leave-one-out error");
   sub->add_option("--data", args->data, "measurement file (repeatable; default: the device's calibration.measurements)");
   sub->add_option("--device", args->device, "device: a name under configs/devices/ or a device .yaml")->capture_default_str();
-  auto* out = sub->add_option("--out", args->out, "write the calibration to this file");
+  auto* out = sub->add_option("--out", args->out, "write the calibration to this file")->check(output_file());
   sub->add_flag("--update-shipped", args->update_shipped,
                 "write the device's own calibration files (calibration.saved and .hypotheses of its spec; git-tracked)")->excludes(out);
   sub->add_flag("--no-save", args->no_save, "print the fit only (not even into --db)");

@@ -8,6 +8,7 @@
 
 #include "cli/flag_checks.h"
 #include "cli/layer_options.h"
+#include "cli/output_flags.h"
 #include "model/limits.h"
 #include "model/tensor_budget.h"
 #include "cli/table.h"
@@ -38,6 +39,7 @@ struct EmitArgs {
   LayerOptions layer;
   std::string device = costmodel::kDefaultDevice;  // --device NAME|PATH: the bundle's target
   std::string out;
+  bool force = false;  // --force: replace a non-empty --out folder
   std::string select;
   uint64_t seed = 1;
   std::string weights;      // safetensors checkpoint
@@ -105,12 +107,13 @@ void check_layout_against_model(const explorer::LayoutFile& f, const model::Mode
   errors.throw_if_any();
 }
 
-std::vector<Job> jobs_of(const EmitArgs& a) {
+// The bundles to write, each in its folder under `root` (the staging folder of --out).
+std::vector<Job> jobs_of(const EmitArgs& a, const fs::path& root) {
   std::vector<Job> jobs;
   if (a.select.empty()) {
     auto r = a.layer.resolve();
     model::check_tensor_budget(r.layer, "emit");
-    jobs.push_back({r.model, r.layer, r.variant, a.out});
+    jobs.push_back({r.model, r.layer, r.variant, root.string()});
     return jobs;
   }
   // Every layer type's chosen variant, at the layout's context and precision.
@@ -124,10 +127,21 @@ std::vector<Job> jobs_of(const EmitArgs& a) {
   auto m = given.name == f.model ? given : model::load_model(f.model);
   check_layout_against_model(f, m, a.select);
   for (const auto& [type, entry] : f.defaults)
-    jobs.push_back({m, m.layer(type, f.context), entry.variant, (fs::path(a.out) / model::to_string(type)).string()});
+    jobs.push_back({m, m.layer(type, f.context), entry.variant, (root / model::to_string(type)).string()});
   if (jobs.empty()) throw Error(a.select + ": the layout has no per-type defaults to emit");
   for (const auto& j : jobs) model::check_tensor_budget(j.layer, "emit");
   return jobs;
+}
+
+// `p` under `from` (the staging folder), as the same path under `to` (--out).
+std::string rebased(const std::string& p, const fs::path& from, const fs::path& to) {
+  const fs::path rel = fs::path(p).lexically_relative(from);
+  return rel == "." ? to.string() : (to / rel).string();
+}
+
+void rebase(emit::BundleFiles& f, const fs::path& from, const fs::path& to) {
+  for (std::string* p : {&f.dir, &f.onnx, &f.job, &f.aihub_script, &f.qnn_script}) *p = rebased(*p, from, to);
+  for (auto& c : f.calibration) c = rebased(c, from, to);
 }
 
 std::string fmt_db(double x) {
@@ -187,7 +201,7 @@ void print(const std::vector<Emitted>& done, bool json) {
 
 // --sweep: every meaningful variant of the layer type emitted, checked, run in ORT over
 // --validate steps and compared with the executor; one row each and the worst SNR.
-void sweep(const EmitArgs& a) {
+void sweep(const EmitArgs& a, const fs::path& scratch_root) {
   auto r = a.layer.resolve();
   model::check_tensor_budget(r.layer, "emit --sweep");
   const int steps = a.validate > 0 ? a.validate : 4;
@@ -200,7 +214,7 @@ void sweep(const EmitArgs& a) {
   for (const auto& v : explorer::meaningful_variants(r.variant.precision(), model::AxisScope(r.layer))) {
     // 1. Build, emit (checker + shape inference inside), run in ORT, compare.
     auto g = model::build_layer_graph(r.layer, v);
-    const auto scratch = fs::path(a.out) / "sweep";
+    const auto scratch = scratch_root / "sweep";
     rows.push_back({v, emit::validate_in_ort(g, w, steps, a.seed, scratch.string())});
     std::error_code ec;  // scratch only: a failed removal is not an error of the sweep
     fs::remove_all(scratch, ec);
@@ -255,7 +269,10 @@ void add_emit_verb(CLI::App& app) {
   auto a = std::make_shared<EmitArgs>();
   auto* sub = app.add_subcommand("emit", "write the ONNX of a layer variant and its device job bundle");
   a->layer.add_to(*sub, model::limits::kMaxTensorContext);  // emit writes the tensors
-  sub->add_option("--out", a->out, "output directory")->required();
+  sub->add_option("--out", a->out, "output folder (a new or empty one; written whole, or not at all)")
+      ->required()
+      ->check(output_folder());
+  add_force_flag(*sub, a->force, "--out");
   sub->add_option("--select", a->select, "a layout file (layoutx select): emit every layer type's chosen variant");
   sub->add_option("--device", a->device, "the bundle's target: a device name under configs/devices/ or a device .yaml")
       ->capture_default_str();
@@ -273,16 +290,24 @@ void add_emit_verb(CLI::App& app) {
                 "validate every meaningful variant of the layer type (at --precision) in ONNX Runtime; no bundles");
   sub->add_flag("--json", a->json, "print one JSON document");
   sub->callback([a] {
-    check_directory_target(a->out);  // before any work: a missing parent is fine, a file or read-only folder is not
+    // Before any work: the folder is staged beside --out and renamed into place when complete.
+    // --sweep keeps nothing: its staging folder is scratch, never published.
+    StagedFolder folder(a->out, a->force || a->sweep, "--out");
     if (a->sweep) {
-      sweep(*a);
+      sweep(*a, folder.path());
       return;
     }
     // 0. The target device (its identity: AI Hub name, HTP arch, VTCM) before any work.
     const emit::BundleOptions target = emit::device_bundle_options(costmodel::load_device_named(a->device));
     std::vector<Emitted> done;
     // 1. Which variants: the flags' one, or each layer type's default in the layout file.
-    for (const auto& job : jobs_of(*a)) {
+    const std::vector<Job> jobs = jobs_of(*a, folder.path());
+    // 1b. What they take on disk: above the cap (emit/bundle.h) refused before anything is written.
+    std::vector<emit::BundleSize> sizes;
+    for (const auto& job : jobs)
+      sizes.push_back(emit::bundle_size(model::build_layer_graph(job.layer, job.variant), a->calibration));
+    emit::check_bundle_sizes(sizes, "--calibration-samples");
+    for (const auto& job : jobs) {
       Emitted e{job, {}, {}, std::nullopt};
       // 2. Build the graph and get its weights.
       auto g = model::build_layer_graph(job.layer, job.variant);
@@ -303,7 +328,10 @@ void add_emit_verb(CLI::App& app) {
       }
       done.push_back(std::move(e));
     }
-    // 5. Print.
+    // 5. Publish the folder whole, and name its files where they now are.
+    folder.publish();
+    for (auto& e : done) rebase(e.files, folder.path(), a->out);
+    // 6. Print.
     print(done, a->json);
   });
 }

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/table.h"
+#include "cli/output_flags.h"
 #include "cli/verbs.h"
 #include "costmodel/device_spec.h"
 #include "db/ingest.h"
@@ -44,7 +45,7 @@ void add_ingest_verb(CLI::App& app) {
   sub->add_option("--model", args->context.model, "model name")->capture_default_str();
   sub->add_option("--format", args->format, "auto|yaml|csv|qnn-csv|aihub-json|ort-json")->capture_default_str();
   sub->add_option("--notes", args->context.notes, "free text kept with each run");
-  sub->add_option("--db", args->db, "database file (default: $XDG_DATA_HOME/layoutx/layoutx.db)");
+  sub->add_option("--db", args->db, "database file (default: $XDG_DATA_HOME/layoutx/layoutx.db)")->check(output_database());
   sub->add_flag("--json", args->json, "print one JSON document");
   sub->callback([args] {
     // 1. What the command line says about the files.

@@ -9,6 +9,7 @@
 #include "cli/layer_options.h"
 #include "cli/flag_checks.h"
 #include "cli/table.h"
+#include "cli/output_flags.h"
 #include "cli/verbs.h"
 #include "db/ingest.h"
 #include "db/schema.h"
@@ -149,7 +150,7 @@ void add_measure_verb(CLI::App& app) {
   auto* sub = app.add_subcommand("measure", "run a layer variant in ONNX Runtime (CPU) and ingest its profile");
   a->layer.add_to(*sub, model::limits::kMaxTensorContext);  // measure writes and runs the tensors
   sub->add_option("--out", a->out, "working directory for the model, inputs, outputs and profile")->capture_default_str();
-  sub->add_option("--db", a->db, "database file (default: $XDG_DATA_HOME/layoutx/layoutx.db)");
+  sub->add_option("--db", a->db, "database file (default: $XDG_DATA_HOME/layoutx/layoutx.db)")->check(output_database());
   sub->add_option("--runs", a->run.runs, "timed runs")->capture_default_str()->check(integer_in(1, 100000));
   sub->add_option("--warmup", a->run.warmup, "untimed runs first")->capture_default_str()->check(integer_in(0, 100000));
   sub->add_option("--threads", a->run.threads, "ONNX Runtime intra-op threads")->capture_default_str()->check(integer_in(1, 256));

@@ -9,6 +9,7 @@
 #include "cli/choice_output.h"
 #include "cli/fidelity_options.h"
 #include "cli/flag_checks.h"
+#include "cli/output_flags.h"
 #include "cli/predictor_options.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
@@ -41,6 +42,7 @@ struct NextArgs {
   std::vector<int> ctxs{4096};
   int budget = 3;
   std::string out;
+  bool force = false;  // --force: replace a non-empty --out folder
   uint64_t seed = 1;
   bool json = false;
 };
@@ -109,6 +111,11 @@ std::vector<Written> write_plan(const fs::path& staging, const std::vector<Plann
                                 const std::vector<std::string>& told, const model::ModelSpec& m,
                                 const costmodel::Predictor& pr, const emit::BundleOptions& target, uint64_t seed) {
   std::vector<Written> done;
+  // What the bundles take on disk (8 calibration samples each): above the cap, nothing is written.
+  std::vector<emit::BundleSize> sizes;
+  for (const auto& t : top)
+    sizes.push_back(emit::bundle_size(model::build_layer_graph(t.layer, t.variant), target.calibration_samples));
+  emit::check_bundle_sizes(sizes, "");
   std::ostringstream plan, submit;
   plan << "# layoutx next: the measurements that would most improve the open decisions, most valuable first.\n"
        << "# value_ms_per_step: expected reduction of the decode step's latency after the measurement\n"
@@ -168,7 +175,9 @@ void add_next_verb(CLI::App& app) {
   sub->add_option("--budget", args->budget, "how many measurements to plan (and bundle with --out)")
       ->capture_default_str()
       ->check(integer_in(1, 1000));
-  sub->add_option("--out", args->out, "write the top measurements' job bundles, plan.yaml and submit_all.sh here (a new or empty folder)");
+  sub->add_option("--out", args->out, "write the top measurements' job bundles, plan.yaml and submit_all.sh here (a new or empty folder)")
+      ->check(output_folder());
+  add_force_flag(*sub, args->force, "--out");
   add_seed_option(*sub, args->seed, "the bundles' weights and calibration inputs");
   sub->add_flag("--json", args->json, "print one JSON document");
   sub->callback([args] {
@@ -176,7 +185,7 @@ void add_next_verb(CLI::App& app) {
     model::ModelSpec m = model::load_model(args->model);
     model::Precision p = model::parse_precision(args->precision);
     std::optional<StagedFolder> folder;
-    if (!args->out.empty()) folder.emplace(args->out);
+    if (!args->out.empty()) folder.emplace(args->out, args->force, "--out");
     auto predictor = args->predictor.load();
     auto fidelity = args->fidelity.load();
     explorer::Evaluator ev(*predictor, fidelity.get());

@@ -41,6 +41,7 @@ class ScratchDir {
 void write_plain(const fs::path& p, const std::string& text) {
   std::ofstream out(p, std::ios::binary);
   out << text;
+  out.close();  // a full scratch disk shows on close
   if (!out) throw Error(p.string() + ": cannot write gnuplot's input");
 }
 
@@ -62,7 +63,7 @@ void gnuplot(const fs::path& script_path, const std::string& what) {
 void plot_to_png(const std::string& png_options, const std::string& script,
                  const std::vector<std::pair<std::string, std::string>>& files, const std::string& png_path,
                  const std::string& what) {
-  check_file_target(png_path);
+  check_file_target(png_path);  // the verbs check it when the flag is parsed; again, for other callers
   ScratchDir dir;
   for (const auto& [name, text] : files) write_plain(dir.path() / name, text);
   const fs::path png = dir.path() / "plot.png";

@@ -10,6 +10,7 @@
 #include "cli/device_predictions.h"
 #include "cli/flag_checks.h"
 #include "cli/table.h"
+#include "cli/output_flags.h"
 #include "cli/verbs.h"
 #include "db/known_names.h"
 #include "db/regress.h"
@@ -175,7 +176,8 @@ void add_regress_verb(CLI::App& app) {
   sub->add_flag("--record-predictions", args->record_predictions,
                 "store the predictions made in the database (report's calibration error over time)");
   sub->add_flag("--json", args->json, "print one JSON document");
-  sub->add_option("--plot", args->plot, "write predicted vs measured and the histories to this PNG (gnuplot)");
+  sub->add_option("--plot", args->plot, "write predicted vs measured and the histories to this PNG (gnuplot)")
+      ->check(output_file());
   sub->callback([args] {
     // 1. Open the existing database: read-only unless asked to record the predictions.
     auto conn = args->record_predictions ? db::open_existing_database(args->db) : db::open_database_readonly(args->db);

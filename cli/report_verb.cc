@@ -1,12 +1,15 @@
 // layoutx report: what the measurement database holds, per device and model: counts, coverage of
 // the design space (presets x precisions x layer types, and every valid variant), which variants
 // were never measured, and the calibration error over time.
+#include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "cli/choice_output.h"
 #include "cli/device_predictions.h"
 #include "cli/flag_checks.h"
 #include "cli/html_report.h"
+#include "cli/output_flags.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
 #include "db/ingest.h"
@@ -15,6 +18,7 @@
 #include "db/schema.h"
 #include "explorer/evaluator.h"
 #include "model/model_loader.h"
+#include "support/atomic_file.h"
 #include "support/clock.h"
 #include "support/json_writer.h"
 
@@ -25,6 +29,7 @@ namespace {
 struct ReportArgs {
   std::string db;
   std::string html;         // --html DIR
+  bool force = false;       // --force: replace a non-empty --html folder
   std::string calibration;  // --calibration FILE (the page's predictions)
   int decision_ctx = 4096;
   std::string device, model;  // filters ("" = every one)
@@ -168,13 +173,18 @@ void add_report_verb(CLI::App& app) {
   sub->add_option("--db", args->db, "existing database file, opened read-only (default: $XDG_DATA_HOME/layoutx/layoutx.db)");
   sub->add_option("--device", args->device, "only this device (default: every device)");
   sub->add_option("--model", args->model, "only this model (default: every model)");
-  sub->add_option("--html", args->html, "also write a static page with SVG plots to DIR/index.html");
+  sub->add_option("--html", args->html, "also write a static page with SVG plots to DIR/index.html (a new or empty folder)")
+      ->check(output_folder());
+  add_force_flag(*sub, args->force, "--html");
   sub->add_option("--calibration", args->calibration,
                   "the page's predictions from this calibration file (default: the database's latest, else the shipped one)");
   sub->add_option("--decision-ctx", args->decision_ctx, "context (tokens) of the page's latest decisions")
       ->capture_default_str()->check(integer_in(1, 1 << 20));
   sub->add_flag("--json", args->json, "print one JSON document");
   sub->callback([args] {
+    // 0. The page's folder, staged beside the target before any work (published whole in 3).
+    std::optional<StagedFolder> folder;
+    if (!args->html.empty()) folder.emplace(args->html, args->force, "--html");
     // 1. Open the existing database read-only; a mistyped device or model is an error.
     auto conn = db::open_database_readonly(args->db);
     db::require_known(*conn, args->device, args->model);
@@ -182,7 +192,11 @@ void add_report_verb(CLI::App& app) {
     auto reps = db::report(*conn, args->device, args->model);
     // 3. The page, if asked (written before printing, so a bad DIR fails the verb with nothing printed).
     std::string page;
-    if (!args->html.empty()) page = write_html_report(args->html, html_input(*conn, *args, reps));
+    if (folder) {
+      const std::string staged = write_html_report(folder->path().string(), html_input(*conn, *args, reps));
+      folder->publish();
+      page = (std::filesystem::path(args->html) / std::filesystem::path(staged).filename()).string();
+    }
     // 4. Print.
     if (args->json) print_json(reps, conn->path());
     else print_table(reps, conn->path());

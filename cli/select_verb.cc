@@ -5,6 +5,7 @@
 #include "cli/choice_output.h"
 #include "cli/fidelity_options.h"
 #include "cli/flag_checks.h"
+#include "cli/output_flags.h"
 #include "model/limits.h"
 #include "cli/predictor_options.h"
 #include "cli/table.h"
@@ -63,7 +64,7 @@ void add_select_verb(CLI::App& app) {
   sub->add_option("--ctx", args->ctxs, "context length(s) in tokens (repeatable)")
       ->capture_default_str()
       ->check(integer_in(2, model::limits::kMaxContext));
-  sub->add_option("--out", args->out, "write the layout file here ({ctx} is replaced by the context)");
+  sub->add_option("--out", args->out, "write the layout file here ({ctx} is replaced by the context)")->check(output_file());
   sub->add_flag("--candidates", args->candidates, "also list every candidate with its prediction");
   sub->add_flag("--json", args->json, "print one JSON document");
   sub->callback([args] {
@@ -73,7 +74,7 @@ void add_select_verb(CLI::App& app) {
     if (args->ctxs.size() > 1 && !args->out.empty() && args->out.find("{ctx}") == std::string::npos)
       throw Error("--out: several --ctx values need a {ctx} placeholder in the path, got " + args->out);
     for (int ctx : args->ctxs)
-      if (!args->out.empty()) check_file_target(out_path(args->out, ctx));  // before any work
+      if (!args->out.empty()) check_file_target(out_path(args->out, ctx), "--out");  // before any work
     auto predictor = args->predictor.load();
     auto fidelity = args->fidelity.load();
     explorer::Evaluator ev(*predictor, fidelity.get());

@@ -9,6 +9,7 @@
 #include "cli/plot.h"
 #include "cli/predictor_options.h"
 #include "cli/table.h"
+#include "cli/output_flags.h"
 #include "cli/verbs.h"
 #include "model/limits.h"
 #include "model/model_loader.h"
@@ -66,14 +67,14 @@ void add_step_verb(CLI::App& app) {
       ->check(integer_in(2, model::limits::kMaxContext));
   sub->add_option("--head-precision", args->head_precision, "the LM head's precision in the whole step (default: --precision)");
   sub->add_option("--sweep-ctx", args->sweep_ctx, "sweep contexts LO:HI and find the crossover with all-full");
-  sub->add_option("--plot", args->plot, "with --sweep-ctx: draw the sweep to this PNG (gnuplot)");
+  sub->add_option("--plot", args->plot, "with --sweep-ctx: draw the sweep to this PNG (gnuplot)")->check(output_file());
   sub->add_flag("--json", args->json, "print one JSON document");
   sub->callback([args] {
     // 0. Flags that only make sense together, and the output target, before any work.
     if (!args->plot.empty() && args->sweep_ctx.empty())
       throw Error("--plot: draws the context sweep, so it needs --sweep-ctx LO:HI");
     if (!args->sweep_ctx.empty()) parse_range(args->sweep_ctx);
-    if (!args->plot.empty()) check_file_target(args->plot);
+    if (!args->plot.empty()) check_file_target(args->plot, "--plot");
     // 1. Model, cost model, and the per-type layouts (presets or keys, then --set, then precision).
     model::ModelSpec m = model::load_model(args->model);
     model::Precision p = model::parse_precision(args->precision);

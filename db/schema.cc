@@ -8,6 +8,7 @@
 
 #include "model/variant.h"
 #include "support/error.h"
+#include "support/output_target.h"
 #include "support/timing_boundaries.h"
 
 namespace layoutx::db {
@@ -238,11 +239,12 @@ std::unique_ptr<Connection> open_read_write(const std::string& path, Connection:
 
 std::unique_ptr<Connection> open_database(const std::string& path_in, int busy_timeout_ms) {
   std::string path = path_in.empty() ? default_db_path() : path_in;
-  // Create the directory the file lives in (ingest, measure: the verbs that create a database).
   if (!is_postgres_target(path)) {
-    auto dir = std::filesystem::path(path).parent_path();
-    std::error_code ec;
-    if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+    // The default database's folder is created (a fresh machine has none); a path given with
+    // --db must name an existing folder, as every output does. Then the output rule: a device
+    // node or FIFO is refused, a symbolic link is written through (support/output_target.h).
+    if (path_in.empty()) ensure_directory(std::filesystem::path(path).parent_path());
+    check_file_target(path, "--db");
   }
   return open_read_write(path, Connection::Mode::kReadWriteCreate, busy_timeout_ms);
 }

@@ -24,8 +24,8 @@ bool is_boundary(const std::string& s);
 // Throws Error if neither XDG_DATA_HOME nor HOME is set.
 std::string default_db_path();
 
-// Opens the database at `path` (an empty path: default_db_path()), creating its directory and
-// the schema when absent, migrating an older schema forward, and setting WAL journaling, a busy
+// Opens the database at `path` (an empty path: default_db_path(), whose folder is created when
+// absent; a given path's folder must exist), creating the schema when absent, migrating an older schema forward, and setting WAL journaling, a busy
 // timeout (`busy_timeout_ms`) and foreign keys. Throws Error for a newer schema than this code knows.
 std::unique_ptr<Connection> open_database(const std::string& path, int busy_timeout_ms = 10000);
 

@@ -3,9 +3,10 @@
 // profile back into layoutx.
 //   <name>.onnx         the layer graph (float32; see README "Emitted ONNX")
 //   job.yaml            variant key, precision, layer type, ctx, device, I/O specs, the ingest line
-//   calibration/        per-step graph inputs from the runtime simulation: sample_NNN/<input>.npy
-//                       (AI Hub's client) and .bin raw float32 + tensors.json; input_list.txt (QNN);
-//                       sample_NNN/expected/: the executor's outputs of that step (same formats)
+//   calibration/        per-step graph inputs from the runtime simulation: sample_NNN/<input>.bin,
+//                       raw float32, + tensors.json (names, shapes; AI Hub's client reads them with
+//                       numpy.fromfile); input_list.txt (QNN); sample_NNN/expected/: the executor's
+//                       outputs of that step (same format). Each tensor is stored once.
 //   submit_aihub.py     Qualcomm AI Hub: upload, quantize (w8a16/w4a16), compile to a QNN context
 //                       binary, profile on the device, download the profile JSON
 //   qnn_sdk.sh          the same with the QNN SDK's command-line tools
@@ -44,6 +45,23 @@ struct BundleFiles {
   std::string onnx, job, aihub_script, qnn_script;
   std::vector<std::string> calibration;  // sample directories
 };
+
+// What a bundle takes on disk, known before anything is written.
+struct BundleSize {
+  int64_t per_sample = 0;  // one calibration sample: the step's inputs and expected outputs, raw float32
+  int64_t onnx = 0;        // the ONNX's float32 weights (norms, biases and protobuf framing, a few KB, not counted)
+  int samples = 0;
+  int64_t total() const { return onnx + per_sample * samples; }
+};
+BundleSize bundle_size(const model::LayerGraph& g, int samples);
+
+// The most one `emit` (or `next --out`) writes: 2 GiB. A full layer's calibration samples grow
+// with the context (Spark at 65536 tokens: 0.54 GB a sample, K and V caches).
+inline constexpr int64_t kMaxBundleBytes = int64_t{2} << 30;
+
+// Throws Error when the bundles together take more than kMaxBundleBytes, naming their size, the
+// cap and how many calibration samples (`samples_flag`, "" when the verb has no such flag) would fit.
+void check_bundle_sizes(const std::vector<BundleSize>& sizes, const std::string& samples_flag);
 
 // The emitted file name stem: "<layer>_<preset or 'custom'>_<precision>", e.g. "sliding_ring_w4a16".
 std::string bundle_name(const model::LayerGraph& g);

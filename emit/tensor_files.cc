@@ -100,24 +100,4 @@ TensorMap read_tensors(const std::string& dir) {
   return out;
 }
 
-void write_npy(const std::string& path, const Tensor& t) {
-  std::ostringstream dict;
-  dict << "{'descr': '<f4', 'fortran_order': False, 'shape': (";
-  // NumPy's own spelling: "(2, 16, 7)", "(5,)", "()".
-  for (size_t i = 0; i < t.shape.size(); ++i) dict << (i ? ", " : "") << t.shape[i];
-  if (t.shape.size() == 1) dict << ",";
-  dict << "), }";
-  std::string header = dict.str();
-  // Magic (6) + version (2) + header length (2) + header + '\n', padded to a multiple of 64.
-  const size_t total = 10 + header.size() + 1;
-  header += std::string((64 - total % 64) % 64, ' ') + "\n";
-  std::string f("\x93NUMPY\x01\x00", 8);
-  const uint16_t len = static_cast<uint16_t>(header.size());
-  const char len_le[2] = {static_cast<char>(len & 0xff), static_cast<char>(len >> 8)};
-  f.append(len_le, 2);
-  f += header;
-  f.append(reinterpret_cast<const char*>(t.data.data()), t.data.size() * sizeof(float));
-  write_file_atomically(path, f);
-}
-
 }  // namespace layoutx::emit

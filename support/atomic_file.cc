@@ -1,6 +1,8 @@
 #include "support/atomic_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>  // renameat2, RENAME_EXCHANGE (glibc >= 2.28, _GNU_SOURCE)
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -48,61 +50,48 @@ mode_t umasked(mode_t full) {
   return full & ~mask;
 }
 
+std::string host_name() {
+  char h[256] = {};
+  if (::gethostname(h, sizeof h - 1) != 0 || !*h) return "host";
+  return h;
+}
+
+// A staging folder's name beside `target`: ".<name>.layoutx.<host>.<pid>.XXXXXX", so a later run
+// can tell one a killed run of this host left (its process is gone) from one being written.
+std::string stage_stem(const fs::path& target) { return "." + target.filename().string() + ".layoutx." + host_name() + "."; }
+
+// Removes the staging folders beside `target` whose process (on this host) no longer runs.
+void remove_orphaned_stages(const fs::path& target) {
+  const std::string stem = stage_stem(target);
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(folder_of(target), ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.compare(0, stem.size(), stem) != 0) continue;
+    const std::string rest = name.substr(stem.size());  // "<pid>.XXXXXX"
+    const auto dot = rest.find('.');
+    if (dot == 0 || dot == std::string::npos || rest.size() - dot - 1 != 6) continue;
+    char* end = nullptr;
+    const long pid = std::strtol(rest.c_str(), &end, 10);
+    if (end != rest.c_str() + dot || pid <= 0 || pid == ::getpid()) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive (EPERM: alive, not ours)
+    std::error_code rm;
+    fs::remove_all(it->path(), rm);
+  }
+}
+
 }  // namespace
 
-void check_file_target(const fs::path& target) {
-  if (target.empty()) throw Error("output path is empty");
-  std::error_code ec;
-  if (target.filename().empty() || fs::is_directory(target, ec))
-    throw Error(target.string() + ": is a folder; give a file name");
-  fs::path dir = folder_of(target);
-  if (!fs::exists(dir, ec)) throw Error(target.string() + ": folder " + dir.string() + " does not exist");
-  if (!fs::is_directory(dir, ec)) throw Error(target.string() + ": " + dir.string() + " is not a folder");
-  if (::access(dir.c_str(), W_OK | X_OK) != 0)
-    throw Error(target.string() + ": folder " + dir.string() + " is not writable (" + describe_errno(errno) + ")");
-}
-
-void check_directory_target(const fs::path& dir) {
-  if (dir.empty()) throw Error("output folder is empty");
-  std::error_code ec;
-  fs::path p = fs::absolute(dir, ec);
-  if (ec) throw Error(dir.string() + ": cannot resolve the folder (" + ec.message() + ")");
-  // Walk up to the nearest path that exists; it must be a folder we may write into.
-  while (!fs::exists(p, ec)) {
-    if (ec) throw Error(dir.string() + ": cannot check " + p.string() + " (" + ec.message() + ")");
-    if (!p.has_parent_path() || p.parent_path() == p) break;
-    p = p.parent_path();
-  }
-  if (ec) throw Error(dir.string() + ": cannot check " + p.string() + " (" + ec.message() + ")");
-  if (!fs::is_directory(p, ec))
-    throw Error(dir.string() + ": " + p.string() + " exists and is not a folder");
-  if (::access(p.c_str(), W_OK | X_OK) != 0)
-    throw Error(dir.string() + ": folder " + p.string() + " is not writable (" + describe_errno(errno) + ")");
-}
-
-void ensure_directory(const fs::path& dir) {
-  std::error_code ec;
-  if (fs::exists(dir, ec)) {
-    if (!fs::is_directory(dir, ec)) throw Error(dir.string() + ": exists and is not a folder");
-  } else {
-    fs::create_directories(dir, ec);
-    if (ec) throw Error(dir.string() + ": cannot create folder (" + ec.message() + ")");
-  }
-  if (::access(dir.c_str(), W_OK | X_OK) != 0)
-    throw Error(dir.string() + ": folder is not writable (" + describe_errno(errno) + ")");
-}
-
-void write_file_atomically(const fs::path& target, std::string_view contents) {
-  check_file_target(target);
+void write_file_atomically(const fs::path& target_in, std::string_view contents) {
+  const fs::path target = check_file_target(target_in);  // a symbolic link: its final target
   std::string pattern = (folder_of(target) / ("." + target.filename().string() + ".XXXXXX")).string();
   int fd = ::mkstemp(pattern.data());
-  if (fd < 0) throw Error(target.string() + ": cannot create a temporary file (" + describe_errno(errno) + ")");
+  if (fd < 0) throw Error(target_in.string() + ": cannot create a temporary file (" + describe_errno(errno) + ")");
   const std::string tmp = pattern;
   auto fail = [&](const std::string& what) {
     int e = errno;
     ::close(fd);
     ::unlink(tmp.c_str());
-    throw Error(target.string() + ": " + what + " (" + describe_errno(e) + ")");
+    throw Error(target_in.string() + ": " + what + " (" + describe_errno(e) + ")");
   };
   if (!write_all(fd, contents)) fail("write failed");
   if (::fchmod(fd, umasked(0666)) != 0) fail("cannot set file mode");
@@ -110,28 +99,28 @@ void write_file_atomically(const fs::path& target, std::string_view contents) {
   if (::close(fd) != 0) {
     int e = errno;
     ::unlink(tmp.c_str());
-    throw Error(target.string() + ": close failed (" + describe_errno(e) + ")");
+    throw Error(target_in.string() + ": close failed (" + describe_errno(e) + ")");
+  }
+  // Checked again just before the rename: a node put there while writing is not replaced.
+  struct stat st;
+  if (::lstat(target.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    ::unlink(tmp.c_str());
+    throw Error(target_in.string() + ": became " + node_kind(target) + " while writing; not replaced");
   }
   if (::rename(tmp.c_str(), target.c_str()) != 0) {
     int e = errno;
     ::unlink(tmp.c_str());
-    throw Error(target.string() + ": cannot replace the file (" + describe_errno(e) + ")");
+    throw Error(target_in.string() + ": cannot replace the file (" + describe_errno(e) + ")");
   }
 }
 
-StagedFolder::StagedFolder(fs::path target) : target_(std::move(target)) {
-  if (!target_.has_filename()) target_ = target_.parent_path();  // "DIR/" names DIR
-  if (target_.empty()) throw Error("output folder is empty");
-  std::error_code ec;
-  if (fs::exists(target_, ec)) {
-    if (!fs::is_directory(target_, ec)) throw Error(target_.string() + ": exists and is not a folder");
-    if (!fs::is_empty(target_, ec)) throw Error(target_.string() + ": folder exists and is not empty");
-  } else {
-    check_file_target(target_);  // its parent exists and is writable
-  }
-  std::string pattern = (folder_of(target_) / ("." + target_.filename().string() + ".XXXXXX")).string();
+StagedFolder::StagedFolder(fs::path target, bool replace, std::string_view flag)
+    : shown_((flag.empty() ? "" : std::string(flag) + ": ") + target.string()), replace_(replace) {
+  target_ = check_folder_target(target, replace, flag);  // a symbolic link: its final target
+  remove_orphaned_stages(target_);
+  std::string pattern = (folder_of(target_) / (stage_stem(target_) + std::to_string(::getpid()) + ".XXXXXX")).string();
   if (!::mkdtemp(pattern.data()))
-    throw Error(target_.string() + ": cannot create a staging folder (" + describe_errno(errno) + ")");
+    throw Error(shown_ + ": cannot create folder (its staging folder " + pattern + ": " + describe_errno(errno) + ")");
   staging_ = pattern;
 }
 
@@ -142,11 +131,26 @@ StagedFolder::~StagedFolder() {
 }
 
 void StagedFolder::publish() {
-  std::error_code ec;
-  if (fs::exists(target_, ec)) fs::remove(target_, ec);  // an empty folder (checked when staged)
   ::chmod(staging_.c_str(), umasked(0777));
+  std::error_code ec;
+  struct stat st;
+  if (::lstat(target_.c_str(), &st) == 0) {
+    // Checked when staged; checked again, since something may have been put there meanwhile.
+    if (!S_ISDIR(st.st_mode)) throw Error(shown_ + ": became " + node_kind(target_) + " while writing; nothing published");
+    if (!replace_ && !fs::is_empty(target_, ec))
+      throw Error(shown_ + ": something was written into the folder meanwhile; nothing published (--force replaces it)");
+    // One atomic exchange: the new folder at the target, the old one (now at the staging path) removed.
+    if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, target_.c_str(), RENAME_EXCHANGE) == 0) {
+      published_ = true;
+      fs::remove_all(staging_, ec);
+      return;
+    }
+    if (errno != EINVAL && errno != ENOSYS)
+      throw Error(shown_ + ": cannot publish the folder (" + describe_errno(errno) + ")");
+    fs::remove_all(target_, ec);  // a filesystem without the exchange: a moment without the folder
+  }
   if (::rename(staging_.c_str(), target_.c_str()) != 0)
-    throw Error(target_.string() + ": cannot publish the folder (" + describe_errno(errno) + ")");
+    throw Error(shown_ + ": cannot publish the folder (" + describe_errno(errno) + ")");
   published_ = true;
 }
 

@@ -1,40 +1,34 @@
 // Writing a file so that a reader sees either the old file or the whole new one, never a torn or
-// half-written one, even with several writers of the same path at once.
+// half-written one, even with several writers of the same path at once; and a folder the same way.
+// Every target is checked first by the one output rule (support/output_target.h).
 #pragma once
 #include <filesystem>
+#include <string>
 #include <string_view>
+
+#include "support/output_target.h"
 
 namespace layoutx {
 
 // Writes `contents` to `target` atomically: a unique temporary file in the target's own folder
 // (mkstemp), fsync, then rename over the target (POSIX rename is atomic within one filesystem).
-// Concurrent writers of one path each rename a complete file; the last rename wins.
-// Throws layoutx::Error naming the path when the folder is missing or not a folder, is not
-// writable, the target is a folder, or the write fails; the temporary file is removed on failure.
+// Concurrent writers of one path each rename a complete file; the last rename wins. A symbolic
+// link is written through (its final target is replaced, the link stays). Throws layoutx::Error
+// naming the path when check_file_target refuses it or the write fails (a full disk: "write
+// failed (No space left on device)"); the temporary file is removed on failure, and one left by
+// a killed run of this host is removed by the next write beside it.
 void write_file_atomically(const std::filesystem::path& target, std::string_view contents);
-
-// Checks, before any work is done, that `target` could be written as a file: its folder exists
-// and is a writable folder, and the target itself is not a folder. Throws layoutx::Error if not.
-void check_file_target(const std::filesystem::path& target);
-
-// Checks, before any work is done, that `dir` could be used as an output folder without creating
-// anything yet: it is a writable folder, or the nearest existing ancestor is a writable folder
-// (so create_directories would succeed). Throws layoutx::Error naming the path if not, e.g. when
-// a component is a file ("not a folder") or the ancestor is read-only or permission-denied.
-void check_directory_target(const std::filesystem::path& dir);
-
-// Creates `dir` (and parents) if missing; throws layoutx::Error naming it if that fails or if it
-// exists and is not a writable folder.
-void ensure_directory(const std::filesystem::path& dir);
 
 // A folder written as a whole: its files are built in a unique staging folder beside the target
 // (mkdtemp), then the staging folder is renamed onto the target, so nothing half-written is ever
-// at the target's path. The target must not exist, or be an empty folder; both throw Error
-// naming the path otherwise. The caller removes the staging folder if it gives up (StagedFolder
-// does that).
+// at the target's path, and a failed or killed run leaves nothing in it. The target is checked
+// by check_folder_target: it must not exist, or be an empty folder, or (`replace`, the verbs'
+// --force) any folder, whose contents the new ones then replace in one exchange. The destructor
+// removes the staging folder unless published; a staging folder left by a killed run of this
+// host is removed when the next one is made beside it.
 class StagedFolder {
  public:
-  explicit StagedFolder(std::filesystem::path target);
+  explicit StagedFolder(std::filesystem::path target, bool replace = false, std::string_view flag = {});
   ~StagedFolder();  // removes the staging folder unless published
   StagedFolder(const StagedFolder&) = delete;
   StagedFolder& operator=(const StagedFolder&) = delete;
@@ -43,6 +37,8 @@ class StagedFolder {
 
  private:
   std::filesystem::path target_, staging_;
+  std::string shown_;  // the target as the user gave it (and the flag), for messages
+  bool replace_ = false;
   bool published_ = false;
 };
 

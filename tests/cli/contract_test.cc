@@ -217,7 +217,7 @@ TEST(Contract, HugeContextSkipsFidelityAndSaysSo) {
 TEST(Contract, OutputTargetsThatCannotBeWrittenAreRefusedFirst) {
   expect_refused({"select --no-fidelity --out {dir}/sub/", "is a folder; give a file name", {{"sub/keep", "x"}}});
   expect_refused({"select --no-fidelity --out {dir}/missing/l.yaml", "folder {dir}/missing does not exist"});
-  expect_refused({"select --no-fidelity --out {dir}/file/l.yaml", "{dir}/file is not a folder", {{"file", "x"}}});
+  expect_refused({"select --no-fidelity --out {dir}/file/l.yaml", "{dir}/file exists and is not a folder", {{"file", "x"}}});
   expect_refused({"emit --out {dir}/file/bundle", "{dir}/file exists and is not a folder", {{"file", "x"}}});
   expect_refused({"measure --no-ingest --out {dir}/file/m", "{dir}/file exists and is not a folder", {{"file", "x"}}});
   expect_refused({"step --sweep-ctx 512:4096 --plot {dir}/nowhere/p.png", "folder {dir}/nowhere does not exist"});

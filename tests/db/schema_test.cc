@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "model/variant.h"
 #include "support/error.h"
@@ -21,7 +22,15 @@ bool has_column(Connection& c, const std::string& table, const std::string& colu
 }
 
 TEST(Schema, FreshDatabaseIsCurrentVersionInWalMode) {
-  auto path = test::temp_path("sub/dir/layoutx.db");  // the directory is created
+  // A given path's folder is not created (only the default database's is): an error naming it.
+  try {
+    open_database(test::temp_path("sub/dir/layoutx.db"));
+    ADD_FAILURE() << "a missing folder was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("sub/dir does not exist"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(test::temp_path("sub")));
+  auto path = test::temp_path("layoutx.db");
   auto c = open_database(path);
   EXPECT_EQ(schema_version(*c), kSchemaVersion);
   auto j = c->prepare("PRAGMA journal_mode");

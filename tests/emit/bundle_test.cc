@@ -1,9 +1,10 @@
-// The device job bundle: files, job.yaml contents, calibration inputs (npy + raw), and scripts
+// The device job bundle: files, job.yaml contents, calibration inputs (raw, once), and scripts
 // that at least parse (they cannot run here: no AI Hub account, QNN SDK or phone).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <cstdio>
 #include <fstream>
 
 #include "costmodel/device_spec.h"
@@ -90,15 +91,57 @@ TEST(Bundle, CalibrationSamplesAreTheSimulatedHistorysInputs) {
   EXPECT_EQ(s0.at("mask").data[7], 0.f);
   EXPECT_EQ(s1.at("mask").data[0], 0.f);
   EXPECT_EQ(s1.at("mask").data[1], -100.f);
-  // The .npy beside the raw file: NumPy format 1.0 header padded to 64 bytes, then the same floats.
-  const std::string npy = slurp(b.files.calibration[1] + "/k_cache.npy");
-  ASSERT_GT(npy.size(), 10u);
-  EXPECT_EQ(npy.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
-  const size_t header = static_cast<unsigned char>(npy[8]) | (static_cast<unsigned char>(npy[9]) << 8);
-  EXPECT_EQ((10 + header) % 64, 0u);
-  EXPECT_NE(npy.find("'shape': (2, 16, 7)"), std::string::npos);
-  EXPECT_EQ(npy.size() - 10 - header, 4u * 2 * 16 * 7);
-  EXPECT_EQ(npy.substr(10 + header), slurp(b.files.calibration[1] + "/k_cache.bin"));
+}
+
+TEST(Bundle, EachTensorIsStoredOnceAndItsSizeIsKnownBeforehand) {
+  auto b = write("ring", model::Precision::kW8A16, 3);
+  // Raw float32 only (a .npy copy of every tensor used to double the bundle: 8.2 GB at 65536 tokens).
+  int64_t sample_bytes = 0;
+  for (const auto& e : fs::recursive_directory_iterator(b.files.calibration[1])) {
+    EXPECT_NE(e.path().extension(), ".npy") << e.path();
+    if (e.path().extension() == ".bin") sample_bytes += static_cast<int64_t>(e.file_size());
+  }
+  const BundleSize size = bundle_size(b.g, 3);
+  EXPECT_EQ(size.per_sample, sample_bytes);
+  // The ONNX: its float32 weights, within the few KB of norms, biases and framing not counted.
+  const auto onnx = static_cast<int64_t>(fs::file_size(b.files.onnx));
+  EXPECT_GE(onnx, size.onnx);
+  EXPECT_LT(onnx - size.onnx, 16 * 1024) << onnx << " vs " << size.onnx;
+}
+
+TEST(Bundle, AboveTheCapIsRefusedNamingWhatFits) {
+  BundleSize big;
+  big.per_sample = 537'000'000;
+  big.onnx = 210'000'000;
+  big.samples = 8;
+  try {
+    check_bundle_sizes({big}, "--calibration-samples");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "the bundle would take 4.51 GB (8 calibration samples of 0.54 GB each, the ONNX 0.21 GB), above the cap "
+              "of 2.15 GB (README, \"Limits\"); give --calibration-samples 3 or fewer, or a shorter context");
+  }
+  big.samples = 3;
+  EXPECT_NO_THROW(check_bundle_sizes({big}, "--calibration-samples"));
+}
+
+TEST(Bundle, TheAiHubScriptReadsTheRawSamples) {
+  auto b = write("ring", model::Precision::kW8A16, 2);
+  // The script's own calibration_data(), with a stand-in for the qai_hub client (not installed here).
+  const std::string probe =
+      "import sys, types; sys.modules['qai_hub'] = types.ModuleType('qai_hub'); import runpy; "
+      "d = runpy.run_path(sys.argv[1], run_name='probe')['calibration_data'](); "
+      "k = d['k_cache'][1]; print('%s %.9g %.9g' % (k.shape, k.ravel()[5], d['mask'][1].ravel()[1]))";
+  // Debian's python3 (python3-numpy, scripts/setup --test), as CMake picks it; another on PATH may lack NumPy.
+  const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  auto r = run_command({python, "-c", probe, b.files.aihub_script});
+  if (r.status != 0 && r.err.find("No module named 'numpy'") != std::string::npos) GTEST_SKIP() << "no NumPy";
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto s1 = read_tensors(b.files.calibration[1]);
+  char want[128];
+  std::snprintf(want, sizeof want, "(2, 16, 7) %.9g %.9g", s1.at("k_cache").data[5], s1.at("mask").data[1]);
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), want);
 }
 
 TEST(Bundle, ScriptsParse) {
