@@ -179,10 +179,15 @@ void add_calibrate_verb(CLI::App& app) {
       throw Error("--data: " + dev.source + " names no measurements (calibration.measurements); give --data FILE or --db DB");
     std::vector<costmodel::MeasurementRecord> records;
     std::vector<std::string> bytes;  // each file read once: parsed here, hashed at step 3
+    costmodel::ExportNames export_names;  // the replay's labels, from every file
     for (const auto& f : files) {
       bytes.push_back(read_text_file(f));
       auto r = costmodel::load_measurements_text(bytes.back(), f);
       records.insert(records.end(), r.begin(), r.end());
+      for (const auto& [n, name] : costmodel::load_export_names_text(bytes.back(), f))
+        if (!export_names.emplace(n, name).second && export_names[n] != name)
+          throw Error(f + ": exports: export " + std::to_string(n) + " is named '" + name + "', another file names it '" +
+                      export_names[n] + "'");
     }
     // 1b. With --db: the device's timings from the database (a file given here and also ingested counts once).
     //     Repeats of one graph (in the files or the database) become one timing: their mean.
@@ -229,7 +234,7 @@ void add_calibrate_verb(CLI::App& app) {
     std::string hyps_out;  // where the kept hypotheses were written, if they were
     if (!dev.hypotheses.empty()) {
       hyps = costmodel::fit_hypotheses(records, dev, provenance);
-      report = costmodel::calibration_report(*hyps, records, dev);
+      report = costmodel::calibration_report(*hyps, records, dev, export_names);
       hyp_predictor = costmodel::make_predictor(*hyps, dev);
       if (!args->no_save && args->update_shipped && !conn && !dev.calibration.hypotheses.empty()) {
         hyps_out = costmodel::device_file(dev.calibration.hypotheses);

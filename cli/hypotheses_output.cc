@@ -63,6 +63,51 @@ std::string interval(const costmodel::Prediction& p) {
   return fmt(p.latency_ms, 3) + " [" + fmt(p.low_ms, 3) + ", " + fmt(p.high_ms, 3) + "]";
 }
 
+// "the first export", "exports 1, 2 and 3": the exports a replay step fitted on; "the second".
+std::string ordinal(int n) {
+  static const char* const kWords[] = {"first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"};
+  return n >= 1 && n <= 10 ? kWords[n - 1] : std::to_string(n) + "th";
+}
+
+std::string exports_text(const std::vector<int>& exports) {
+  if (exports.size() == 1) return "the " + ordinal(exports.front()) + " export";
+  std::string s = "exports ";
+  for (size_t i = 0; i < exports.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == exports.size() ? " and " : ", ") + std::to_string(exports[i]);
+  return s;
+}
+
+// One replay step: its predictions, the design history's differences, and each hypothesis's.
+void print_replay(const costmodel::HypothesisSet& set, const costmodel::ReplayReport& replay, std::ostream& out) {
+  out << "\nreplay of the design history: fit on " << exports_text(replay.fitted_exports) << " ("
+      << replay.trained_on.size() << " timings and their shares), predict the " << ordinal(replay.predicted_export)
+      << ":\n";
+  Table r({"timing", "measured ms", "predicted ms", "90% interval", "error"});
+  for (const auto& row : replay.rows)
+    r.add({row.id, fmt(row.measured_ms, 3), fmt(row.predicted_ms, 3),
+           "[" + fmt(row.low_ms, 3) + ", " + fmt(row.high_ms, 3) + "]", pct(row.predicted_ms / row.measured_ms - 1)});
+  r.print(out);
+  Table d({"difference", "from", "to", "measured", "predicted", "90% interval", "sign", "P(measured sign)"});
+  for (const auto& x : replay.differences)
+    d.add({x.what, x.a, x.b, pct(x.measured), pct(x.predicted), "[" + pct(x.low) + ", " + pct(x.high) + "]",
+           (x.measured > 0) == (x.predicted > 0) ? "right" : "WRONG", fmt(x.p_measured_sign, 2)});
+  d.print(out);
+  out << "per hypothesis (replay weights";
+  out << "; rows with replay weight >= 0.001 or the base):\n";
+  std::vector<std::string> head = {"hypothesis", "replay weight"};
+  for (const auto& row : replay.rows) head.push_back(row.id + " ms");
+  for (const auto& x : replay.differences) head.push_back(x.b + " diff");
+  Table ph(head);
+  for (size_t h2 = 0; h2 < set.fits.size(); ++h2) {
+    if (h2 != 0 && replay.weights[h2] < 1e-3) continue;
+    std::vector<std::string> cells = {set.fits[h2].spec.name, fmt(replay.weights[h2], 3)};
+    for (double v : replay.per_hypothesis_ms[h2]) cells.push_back(fmt(v, 3));
+    for (const auto& per : replay.per_hypothesis_difference) cells.push_back(pct(per[h2]));
+    ph.add(cells);
+  }
+  ph.print(out);
+}
+
 }  // namespace
 
 std::string rate_text(costmodel::Term t, double value) {
@@ -122,32 +167,7 @@ void print_hypotheses(const costmodel::HypothesisSet& set, const costmodel::Cali
            pct(rep.loo_ms[i] / rep.measured_ms[i] - 1), fmt(rep.group_loo_ms[i], 3),
            pct(rep.group_loo_ms[i] / rep.measured_ms[i] - 1)});
   l.print(out);
-  out << "\nreplay of the design history: fit on the first export (" << rep.replay.trained_on.size()
-      << " timings and their shares), predict the second:\n";
-  Table r({"timing", "measured ms", "predicted ms", "90% interval", "error"});
-  for (const auto& row : rep.replay.rows)
-    r.add({row.id, fmt(row.measured_ms, 3), fmt(row.predicted_ms, 3),
-           "[" + fmt(row.low_ms, 3) + ", " + fmt(row.high_ms, 3) + "]", pct(row.predicted_ms / row.measured_ms - 1)});
-  r.print(out);
-  Table d({"difference", "from", "to", "measured", "predicted", "90% interval", "sign", "P(measured sign)"});
-  for (const auto& x : rep.replay.differences)
-    d.add({x.what, x.a, x.b, pct(x.measured), pct(x.predicted), "[" + pct(x.low) + ", " + pct(x.high) + "]",
-           (x.measured > 0) == (x.predicted > 0) ? "right" : "WRONG", fmt(x.p_measured_sign, 2)});
-  d.print(out);
-  out << "per hypothesis (replay weights";
-  out << "; rows with replay weight >= 0.001 or the base):\n";
-  std::vector<std::string> head = {"hypothesis", "replay weight"};
-  for (const auto& row : rep.replay.rows) head.push_back(row.id + " ms");
-  for (const auto& x : rep.replay.differences) head.push_back(x.b + " diff");
-  Table ph(head);
-  for (size_t h2 = 0; h2 < set.fits.size(); ++h2) {
-    if (h2 != 0 && rep.replay.weights[h2] < 1e-3) continue;
-    std::vector<std::string> cells = {set.fits[h2].spec.name, fmt(rep.replay.weights[h2], 3)};
-    for (double v : rep.replay.per_hypothesis_ms[h2]) cells.push_back(fmt(v, 3));
-    for (const auto& per : rep.replay.per_hypothesis_difference) cells.push_back(pct(per[h2]));
-    ph.add(cells);
-  }
-  ph.print(out);
+  for (const auto& replay : rep.replays) print_replay(set, replay, out);
   out << "\npredictions of unmeasured variants (ms; hypotheses by weight, then the combined figure with its 90% interval):\n";
   std::vector<std::string> head2 = {"hypothesis", "weight"};
   for (const Probe& pr2 : kProbes) head2.push_back(pr2.label);
@@ -226,31 +246,35 @@ void write_hypotheses_json(const costmodel::HypothesisSet& set, const costmodel:
   }
   w.end_array();
   w.end_object();
+  // Every step's predictions and differences, in step order (each predicted from the exports
+  // before its own).
   w.key("replay").begin_object();
   w.key("predictions").begin_array();
-  for (const auto& r : rep.replay.rows) {
-    w.begin_object();
-    w.field("id", r.id);
-    w.field("measured_ms", r.measured_ms);
-    w.field("predicted_ms", r.predicted_ms);
-    w.field("low_ms", r.low_ms);
-    w.field("high_ms", r.high_ms);
-    w.end_object();
-  }
+  for (const auto& replay : rep.replays)
+    for (const auto& r : replay.rows) {
+      w.begin_object();
+      w.field("id", r.id);
+      w.field("measured_ms", r.measured_ms);
+      w.field("predicted_ms", r.predicted_ms);
+      w.field("low_ms", r.low_ms);
+      w.field("high_ms", r.high_ms);
+      w.end_object();
+    }
   w.end_array();
   w.key("differences").begin_array();
-  for (const auto& d : rep.replay.differences) {
-    w.begin_object();
-    w.field("what", d.what);
-    w.field("from", d.a);
-    w.field("to", d.b);
-    w.field("measured", d.measured);
-    w.field("predicted", d.predicted);
-    w.field("low", d.low);
-    w.field("high", d.high);
-    w.field("p_measured_sign", d.p_measured_sign);
-    w.end_object();
-  }
+  for (const auto& replay : rep.replays)
+    for (const auto& d : replay.differences) {
+      w.begin_object();
+      w.field("what", d.what);
+      w.field("from", d.a);
+      w.field("to", d.b);
+      w.field("measured", d.measured);
+      w.field("predicted", d.predicted);
+      w.field("low", d.low);
+      w.field("high", d.high);
+      w.field("p_measured_sign", d.p_measured_sign);
+      w.end_object();
+    }
   w.end_array();
   w.end_object();
   w.key("probes").begin_array();

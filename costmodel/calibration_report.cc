@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
+#include <tuple>
 
 namespace layoutx::costmodel {
 
@@ -52,123 +54,163 @@ void mix_held_out(const HypothesisSet& set, bool group, std::vector<double>& mea
   }
 }
 
-// The replay: refit every hypothesis (and the weights) on the first export's records only
-// (every record but the second export's: join=scores), predict the second export's timings.
-ReplayReport replay(const HypothesisSet& set, const std::vector<MeasurementRecord>& records) {
-  ReplayReport r;
-  auto second = [](const MeasurementRecord& m) { return m.variant.join() == model::Join::kScores; };
-  std::vector<MeasurementRecord> first;
-  for (const auto& m : records)
-    if (!second(m)) first.push_back(m);
-  for (const auto& m : first)
-    if (m.kind == MeasurementRecord::Kind::kLayerTime) r.trained_on.push_back(m.id);
-  // Fit on the first export: a mask over all records (so the second's rows are prepared too).
-  std::vector<bool> use(records.size());
-  for (size_t i = 0; i < records.size(); ++i) use[i] = !second(records[i]);
-  std::vector<size_t> targets;
-  for (size_t i = 0; i < records.size(); ++i)
-    if (second(records[i]) && records[i].kind == MeasurementRecord::Kind::kLayerTime) targets.push_back(i);
-  // The design history's differences: each second-export timing against the record it changed
-  // one axis of (score-join vs roll at the same layer and precision; tanh vs erf score-join).
-  auto find = [&](auto pred) -> int {
-    for (size_t i = 0; i < records.size(); ++i)
-      if (records[i].kind == MeasurementRecord::Kind::kLayerTime && pred(records[i])) return static_cast<int>(i);
-    return -1;
-  };
+bool is_timing(const MeasurementRecord& m) { return m.kind == MeasurementRecord::Kind::kLayerTime; }
+
+// The layout axes (precision aside) on which two variants differ.
+std::vector<std::string> differing_axes(const model::Variant& a, const model::Variant& b) {
+  std::vector<std::string> out;
+  for (const std::string& axis : model::axis_names())
+    if (axis != "precision" && model::axis_value(a, axis) != model::axis_value(b, axis)) out.push_back(axis);
+  return out;
+}
+
+// A difference's label: across exports, the exports' names from the file ("roll -> score-join");
+// within one export (or unnamed), the axes that changed ("gelu erf -> tanh").
+std::string difference_label(const MeasurementRecord& a, const MeasurementRecord& b, const ExportNames& names) {
+  const auto na = names.find(a.export_index), nb = names.find(b.export_index);
+  if (a.export_index != b.export_index && na != names.end() && nb != names.end()) return na->second + " -> " + nb->second;
+  std::string s;
+  for (const std::string& axis : differing_axes(a.variant, b.variant))
+    s += (s.empty() ? "" : ", ") + axis + " " + model::axis_value(a.variant, axis) + " -> " + model::axis_value(b.variant, axis);
+  return s;
+}
+
+// The design history's differences of step k: each predicted timing against the timing it
+// changed the fewest layout axes of, among those of the same model, layer, context and
+// precision that came before it (an earlier export, or earlier in the same export's records);
+// the first such on a tie. A timing with nothing before it has no difference.
+std::vector<std::tuple<size_t, size_t, std::string>> history_pairs(const std::vector<MeasurementRecord>& records,
+                                                                   const std::vector<size_t>& targets,
+                                                                   const ExportNames& names) {
   std::vector<std::tuple<size_t, size_t, std::string>> pairs;  // (a, b, what)
   for (size_t i : targets) {
     const MeasurementRecord& b = records[i];
     int a = -1;
-    std::string what;
-    if (b.variant.gelu() == model::GeluForm::kTanh) {
-      a = find([&](const MeasurementRecord& m) {
-        model::Variant v = b.variant;
-        v.set(model::GeluForm::kErf);
-        return m.layer == b.layer && m.context == b.context && m.variant == v;
-      });
-      what = "gelu erf -> tanh";
-    } else {
-      a = find([&](const MeasurementRecord& m) {
-        return m.layer == b.layer && m.context == b.context && m.variant.join() == model::Join::kKeys &&
-               m.variant.precision() == b.variant.precision();
-      });
-      what = "roll -> score-join";
+    size_t fewest = 0;
+    for (size_t j = 0; j < records.size(); ++j) {
+      const MeasurementRecord& m = records[j];
+      const bool before = m.export_index > 0 && (m.export_index < b.export_index || (m.export_index == b.export_index && j < i));
+      if (!is_timing(m) || !before || m.model != b.model || m.layer != b.layer || m.context != b.context ||
+          m.variant.precision() != b.variant.precision())
+        continue;
+      const size_t n = differing_axes(m.variant, b.variant).size();
+      if (a < 0 || n < fewest) a = static_cast<int>(j), fewest = n;
     }
-    if (a >= 0) pairs.emplace_back(static_cast<size_t>(a), i, what);
+    if (a >= 0) pairs.emplace_back(static_cast<size_t>(a), i, difference_label(records[static_cast<size_t>(a)], b, names));
   }
-  // The weights on the first export alone: its LOO densities (timings and shares).
-  std::vector<size_t> first_timings;
-  for (size_t i = 0; i < first.size(); ++i)
-    if (first[i].kind == MeasurementRecord::Kind::kLayerTime) first_timings.push_back(i);
-  const auto first_masks = loo_masks(first, first_timings, false);
+  return pairs;
+}
+
+// One hypothesis refitted on the fitted exports: its predictions of every record, the targets'
+// sds, and the pairs' difference sds (coefficient covariance plus its LOO model error).
+struct ReplayFit {
+  std::vector<double> all_ms, target_sd, diff_sd_ms;
+  std::vector<double> lpd;  // pointwise LOO densities within the fitted exports (its weight)
+};
+
+ReplayFit refit_for_replay(const HypothesisFit& f, const std::vector<MeasurementRecord>& records,
+                           const std::vector<bool>& use, const std::vector<size_t>& targets,
+                           const std::vector<std::tuple<size_t, size_t, std::string>>& pairs) {
+  std::vector<MeasurementRecord> fitted;
+  for (size_t i = 0; i < records.size(); ++i)
+    if (use[i]) fitted.push_back(records[i]);
+  std::vector<size_t> fitted_timings;
+  for (size_t i = 0; i < fitted.size(); ++i)
+    if (is_timing(fitted[i])) fitted_timings.push_back(i);
+  ReplayFit r;
+  // Weight and model error: this hypothesis's LOO within the fitted exports.
+  const HeldOut ho = held_out(fitted, f.device, fitted_timings, loo_masks(fitted, fitted_timings, false));
+  r.lpd = pointwise_lpd(ho, fitted, f.device);
+  // The fit: a mask over all records (so the predicted export's rows are prepared too).
+  SubsetFits fit = fit_subsets(records, f.device, {use});
+  double sq = 0;
+  for (double e : ho.rel_error) sq += e * e;
+  const double model_rel = std::sqrt(sq / std::max<size_t>(1, ho.rel_error.size()));
+  for (size_t i = 0; i < records.size(); ++i) r.all_ms.push_back(fit.layer_rows[i].dot(fit.theta[0]) / 1e3);
+  for (size_t i : targets) {
+    const Eigen::VectorXd& row = fit.layer_rows[i];
+    const double coef = std::max(0.0, row.dot(fit.covariance[0] * row)) / 1e6;
+    r.target_sd.push_back(std::sqrt(coef + (model_rel * r.all_ms[i]) * (model_rel * r.all_ms[i])));
+  }
+  for (const auto& [ia, ib, what] : pairs) {
+    const Eigen::VectorXd d = fit.layer_rows[ib] - fit.layer_rows[ia];
+    const double coef = std::max(0.0, d.dot(fit.covariance[0] * d)) / 1e6;
+    const double model = model_rel * (r.all_ms[ib] - r.all_ms[ia]);
+    r.diff_sd_ms.push_back(std::sqrt(coef + model * model));
+  }
+  return r;
+}
+
+// A pair's difference (b - a) / a under the replay weights, from each hypothesis's refit.
+ReplayDifference replay_difference(const std::vector<MeasurementRecord>& records, const std::vector<ReplayFit>& fits,
+                                   const std::vector<double>& weights, size_t ia, size_t ib, size_t k,
+                                   std::vector<double>& per) {
+  ReplayDifference d;
+  d.a = records[ia].id;
+  d.b = records[ib].id;
+  d.measured = records[ib].ms / records[ia].ms - 1;
+  double pa = 0, pb = 0;
+  std::vector<double> per_sd;
+  for (size_t h = 0; h < fits.size(); ++h) {
+    pa += weights[h] * fits[h].all_ms[ia];
+    pb += weights[h] * fits[h].all_ms[ib];
+    per.push_back(fits[h].all_ms[ib] / fits[h].all_ms[ia] - 1);
+    per_sd.push_back(fits[h].diff_sd_ms[k] / fits[h].all_ms[ia]);
+  }
+  d.predicted = pb / pa - 1;
+  const Mixture m = mix(weights, per, per_sd);
+  d.low = m.mean - kZ90 * m.sd;
+  d.high = m.mean + kZ90 * m.sd;
+  for (size_t h = 0; h < fits.size(); ++h) {
+    const double p_down = normal_below_zero(per[h], per_sd[h]);
+    d.p_measured_sign += weights[h] * (d.measured > 0 ? 1 - p_down : p_down);
+  }
+  return d;
+}
+
+// Step k of the replay: refit every hypothesis (and the weights) on the records of the exports
+// before k only, predict export k's timings.
+ReplayReport replay(const HypothesisSet& set, const std::vector<MeasurementRecord>& records, int k,
+                    const ExportNames& names) {
+  ReplayReport r;
+  r.predicted_export = k;
+  std::vector<bool> use(records.size());
+  std::vector<size_t> targets;
+  std::set<int> fitted_exports;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const MeasurementRecord& m = records[i];
+    use[i] = m.export_index > 0 && m.export_index < k;
+    if (use[i]) fitted_exports.insert(m.export_index);
+    if (use[i] && is_timing(m)) r.trained_on.push_back(m.id);
+    if (m.export_index == k && is_timing(m)) targets.push_back(i);
+  }
+  r.fitted_exports.assign(fitted_exports.begin(), fitted_exports.end());
+  const auto pairs = history_pairs(records, targets, names);
+  std::vector<ReplayFit> fits;
   std::vector<std::vector<double>> lpd;
-  std::vector<std::vector<double>> mu_all, sd_all;  // [h][target]
-  std::vector<std::vector<double>> pred_by_record;  // [h][record]: the first-export fit's prediction of every record
-  std::vector<std::vector<double>> diff_sd_ms;      // [h][pair]: sd of the pair's predicted difference (ms)
   for (const HypothesisFit& f : set.fits) {
-    // Weight and model error: this hypothesis's LOO within the first export.
-    const HeldOut ho = held_out(first, f.device, first_timings, first_masks);
-    lpd.push_back(pointwise_lpd(ho, first, f.device));
-    SubsetFits fit = fit_subsets(records, f.device, {use});
-    double sq = 0;
-    for (double e : ho.rel_error) sq += e * e;
-    const double model_rel = std::sqrt(sq / std::max<size_t>(1, ho.rel_error.size()));
-    std::vector<double> mu, sd, all;
-    for (size_t i = 0; i < records.size(); ++i) all.push_back(fit.layer_rows[i].dot(fit.theta[0]) / 1e3);
-    for (size_t i : targets) {
-      const Eigen::VectorXd& row = fit.layer_rows[i];
-      const double m = all[i];
-      const double coef = std::max(0.0, row.dot(fit.covariance[0] * row)) / 1e6;
-      mu.push_back(m);
-      sd.push_back(std::sqrt(coef + (model_rel * m) * (model_rel * m)));
-    }
-    mu_all.push_back(mu);
-    sd_all.push_back(sd);
-    std::vector<double> dsd;
-    for (const auto& [ia, ib, what] : pairs) {
-      const Eigen::VectorXd d = fit.layer_rows[ib] - fit.layer_rows[ia];
-      const double coef = std::max(0.0, d.dot(fit.covariance[0] * d)) / 1e6;
-      const double model = model_rel * (all[ib] - all[ia]);
-      dsd.push_back(std::sqrt(coef + model * model));
-    }
-    diff_sd_ms.push_back(dsd);
-    pred_by_record.push_back(all);
+    fits.push_back(refit_for_replay(f, records, use, targets, pairs));
+    lpd.push_back(fits.back().lpd);
+    std::vector<double> mu;
+    for (size_t i : targets) mu.push_back(fits.back().all_ms[i]);
+    r.per_hypothesis_ms.push_back(mu);
   }
   r.weights = pseudo_bma_plus_weights(lpd);
-  for (size_t k = 0; k < targets.size(); ++k) {
+  for (size_t t = 0; t < targets.size(); ++t) {
     std::vector<double> mu, sd;
-    for (size_t h = 0; h < set.fits.size(); ++h) {
-      mu.push_back(mu_all[h][k]);
-      sd.push_back(sd_all[h][k]);
+    for (size_t h = 0; h < fits.size(); ++h) {
+      mu.push_back(fits[h].all_ms[targets[t]]);
+      sd.push_back(fits[h].target_sd[t]);
     }
     const Mixture m = mix(r.weights, mu, sd);
-    r.rows.push_back({records[targets[k]].id, records[targets[k]].ms, m.mean, m.mean - kZ90 * m.sd, m.mean + kZ90 * m.sd});
+    const MeasurementRecord& rec = records[targets[t]];
+    r.rows.push_back({rec.id, rec.ms, m.mean, m.mean - kZ90 * m.sd, m.mean + kZ90 * m.sd});
   }
-  r.per_hypothesis_ms = mu_all;
-  for (size_t k = 0; k < pairs.size(); ++k) {
-    const auto& [ia, i, what] = pairs[k];
-    ReplayDifference d;
-    d.what = what;
-    d.a = records[ia].id;
-    d.b = records[i].id;
-    d.measured = records[i].ms / records[ia].ms - 1;
-    double pa = 0, pb = 0;
-    std::vector<double> per, per_sd;
-    for (size_t h = 0; h < set.fits.size(); ++h) {
-      pa += r.weights[h] * pred_by_record[h][ia];
-      pb += r.weights[h] * pred_by_record[h][i];
-      per.push_back(pred_by_record[h][i] / pred_by_record[h][ia] - 1);
-      per_sd.push_back(diff_sd_ms[h][k] / pred_by_record[h][ia]);
-    }
-    d.predicted = pb / pa - 1;
-    const Mixture m = mix(r.weights, per, per_sd);
-    d.low = m.mean - kZ90 * m.sd;
-    d.high = m.mean + kZ90 * m.sd;
-    for (size_t h = 0; h < set.fits.size(); ++h) {
-      const double p_down = normal_below_zero(per[h], per_sd[h]);
-      d.p_measured_sign += r.weights[h] * (d.measured > 0 ? 1 - p_down : p_down);
-    }
-    r.differences.push_back(d);
+  for (size_t p = 0; p < pairs.size(); ++p) {
+    const auto& [ia, ib, what] = pairs[p];
+    std::vector<double> per;
+    r.differences.push_back(replay_difference(records, fits, r.weights, ia, ib, p, per));
+    r.differences.back().what = what;
     r.per_hypothesis_difference.push_back(per);
   }
   return r;
@@ -192,7 +234,7 @@ double kendall_tau(const std::vector<double>& x, const std::vector<double>& y) {
 }
 
 CalibrationReport calibration_report(const HypothesisSet& set, const std::vector<MeasurementRecord>& records,
-                                     const DeviceSpec& device) {
+                                     const DeviceSpec& device, const ExportNames& names) {
   (void)device;
   CalibrationReport rep;
   for (const HypothesisFit& f : set.fits) {
@@ -235,7 +277,12 @@ CalibrationReport calibration_report(const HypothesisSet& set, const std::vector
     rep.loo_low_ms.push_back(mean[i] - kZ90 * sd[i]);
     rep.loo_high_ms.push_back(mean[i] + kZ90 * sd[i]);
   }
-  rep.replay = replay(set, records);
+  // The replay: one step per export after the first the records name.
+  std::set<int> exports;
+  for (const MeasurementRecord& m : records)
+    if (m.export_index > 0) exports.insert(m.export_index);
+  for (int k : exports)
+    if (k != *exports.begin()) rep.replays.push_back(replay(set, records, k, names));
   return rep;
 }
 

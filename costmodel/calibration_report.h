@@ -1,8 +1,9 @@
 // The calibration report of a hypothesis set: for each hypothesis and for the weighted
 // combination, in-sample residuals in sd, leave-one-out and group leave-one-out errors (the
 // w8a16 and w4a16 builds of one graph out together), Kendall tau of the held-out predictions
-// against the measurements, 90% interval coverage of the held-out timings, and the replay of
-// the design history (fit on the first export, predict the second).
+// against the measurements, 90% interval coverage of the held-out timings, the replay of the
+// design history (for each export k the records name after their first: fit on the exports
+// before k, predict export k's timings).
 #pragma once
 #include <string>
 #include <vector>
@@ -33,14 +34,18 @@ struct ReplayDifference {
   double p_measured_sign = 0;
 };
 
+// One step of the replay: fitted on the records of the exports before `predicted_export`
+// (`fitted_exports`, ascending), predicting that export's timings.
 struct ReplayReport {
+  int predicted_export = 0;
+  std::vector<int> fitted_exports;
   std::vector<std::string> trained_on;  // ids of the timings fitted on
   std::vector<ReplayRow> rows;          // per hypothesis set: the combined prediction
   std::vector<ReplayDifference> differences;
   // The same per hypothesis: predicted_ms[h][k] of rows[k]; differences[h][k].
   std::vector<std::vector<double>> per_hypothesis_ms;
   std::vector<std::vector<double>> per_hypothesis_difference;
-  std::vector<double> weights;  // the weights refitted on the first export alone
+  std::vector<double> weights;  // the weights refitted on the fitted exports alone
 };
 
 struct HypothesisReport {
@@ -56,14 +61,17 @@ struct CalibrationReport {
   // The combined held-out predictions per timing (ordinary LOO), for the table.
   std::vector<std::string> ids;
   std::vector<double> measured_ms, loo_ms, loo_low_ms, loo_high_ms, group_loo_ms;
-  ReplayReport replay;
+  // One step per export after the first the records name (MeasurementRecord::export_index),
+  // ascending; empty when they name fewer than two (no history to replay).
+  std::vector<ReplayReport> replays;
 };
+
 
 // Kendall's tau-b of two equally long series.
 double kendall_tau(const std::vector<double>& x, const std::vector<double>& y);
 
-// `first_export`: the records the replay fits on (the rest's timings are predicted).
+// `names`: the exports' names (the measurement file's `exports:`), for the replay's labels.
 CalibrationReport calibration_report(const HypothesisSet& set, const std::vector<MeasurementRecord>& records,
-                                     const DeviceSpec& device);
+                                     const DeviceSpec& device, const ExportNames& names = {});
 
 }  // namespace layoutx::costmodel

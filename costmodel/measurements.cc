@@ -78,6 +78,7 @@ std::vector<MeasurementRecord> parse(const YAML::Node& root, const std::string& 
     r.cache_entries = t.cache_entries.value_or(0);
     r.ms = t.ms;
     r.sd = timing_rel_sd;
+    r.export_index = t.export_index.value_or(0);
     out.push_back(std::move(r));
   }
   for (const ShareEntry& s : doc.shares) {
@@ -88,6 +89,7 @@ std::vector<MeasurementRecord> parse(const YAML::Node& root, const std::string& 
     // A band is read as +-2 standard deviations around its midpoint.
     r.share = 0.5 * (s.share_min + s.share_max);
     r.sd = s.band ? std::max(0.25 * (s.share_max - s.share_min), 1e-4) : share_sd;
+    r.export_index = s.export_index.value_or(0);
     out.push_back(std::move(r));
   }
   errors.throw_if_any();
@@ -144,6 +146,14 @@ std::vector<MeasurementRecord> load_measurements_unchecked(const std::string& pa
 }
 std::vector<MeasurementRecord> load_measurements_text(const std::string& text, const std::string& name) {
   return parse(load_yaml_text(text, name), name);
+}
+
+ExportNames load_export_names_text(const std::string& text, const std::string& name) {
+  ErrorList errors;
+  const MeasurementDocument doc =
+      read_measurement_document(load_yaml_text(text, name), name, DocumentRules{.calibration = true}, errors);
+  errors.throw_if_any();
+  return doc.export_names;
 }
 
 std::string canonical_text(const std::vector<MeasurementRecord>& records) {

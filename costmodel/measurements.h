@@ -1,6 +1,7 @@
 // Calibration measurements: the records the cost model is fitted to. One plain struct so that
 // other sources (the database, issue #6) can append rows to what the YAML files hold.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,16 @@ struct MeasurementRecord {
   double share = 0;          // kOpShare: measured share in [0, 1] (a band's midpoint)
   // Standard deviation of the measurement: kLayerTime relative to ms, kOpShare absolute.
   double sd = 0;
+  // Which of the device's exports it was measured on (the file's `export: N`, 1 = the first);
+  // 0 when not stated (a file without export tags, the database). Only calibrate's replay reads
+  // it (fit on exports < k, predict export k); it is not part of canonical_text: the fit does
+  // not depend on it, so tagging a file leaves its calibration's data hash as it was.
+  int export_index = 0;
 };
+
+// What each export of the design history is called (the measurement file's `exports:`), by its
+// number: the replay's labels ("roll -> score-join").
+using ExportNames = std::map<int, std::string>;
 
 // "layer_time" / "op_share".
 const char* to_string(MeasurementRecord::Kind k);
@@ -46,6 +56,9 @@ std::string graph_key(const MeasurementRecord& r);
 // has a timing). Throws Error listing every problem, each as "file:line:col: key: what".
 std::vector<MeasurementRecord> load_measurements(const std::string& path);
 std::vector<MeasurementRecord> load_measurements_text(const std::string& text, const std::string& name);
+// The export names a measurement file gives (its `exports:`; empty when it gives none). Throws
+// Error as load_measurements_text does for a file that does not read.
+ExportNames load_export_names_text(const std::string& text, const std::string& name);
 // The records as the file states them, without the graph checks: for a file a loaded predictor
 // has already vouched for (its calibration's source hash covers these bytes, or it refitted on
 // them), where building every record's graph again would only cost time.

@@ -38,4 +38,9 @@ inline constexpr int64_t kMaxTensorElements = int64_t{1} << 29;
 // error, not a hang.
 inline constexpr int64_t kMaxHypotheses = 1024;
 
+// A measurement record's `export: N` (model/measurement_file.h): calibrate's replay refits every
+// hypothesis once per export after the first, so the exports a file may name are bounded like
+// the hypotheses are (16 replays of the shipped 96 hypotheses take a few seconds).
+inline constexpr int64_t kMaxExports = 16;
+
 }  // namespace layoutx::model::limits

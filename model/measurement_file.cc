@@ -1,6 +1,7 @@
 #include "model/measurement_file.h"
 
 #include "model/design_space.h"
+#include "model/limits.h"
 #include "support/yaml_reader.h"
 
 namespace layoutx::model {
@@ -130,6 +131,42 @@ void read_header(MapReader& top, const DocumentRules& rules, MeasurementDocument
   }
 }
 
+// `export: N`, the device's export the record was measured on (1 = the first), if given.
+std::optional<int> read_export(MapReader& r) {
+  auto n = r.integer("export", false, 1, limits::kMaxExports);
+  if (!n) return std::nullopt;
+  return static_cast<int>(*n);
+}
+
+// All or none: when a record of the document names its export, every timing and share must,
+// or the replay would silently leave the unnamed ones out. Names the first record without one.
+template <class Entry>
+void check_exports_all_or_none(const std::vector<Entry>& records, const char* list, bool any, ErrorList& errors) {
+  if (!any) return;
+  for (const Entry& e : records)
+    if (!e.export_index) {
+      errors.add(e.where + ": " + list + (e.id.empty() ? "" : " '" + e.id + "'") + ": export: missing; other records of the document name their export "
+                 "(give every timing and share one, or none)");
+      return;
+    }
+}
+
+// `exports:` [{export: N, name: text}], each N named once.
+void read_export_names(MapReader& top, MeasurementDocument& doc, ErrorList& errors) {
+  YAML::Node list = top.child("exports", false);
+  if (!list.IsDefined() || list.IsNull()) return;
+  if (!list.IsSequence()) return top.error("exports", "must be a list of {export: N, name: text}");
+  for (size_t i = 0; i < list.size(); ++i) {
+    MapReader r(top.file(), list[i], "exports[" + std::to_string(i) + "]", errors);
+    if (!r.ok()) continue;
+    auto n = r.integer("export", true, 1, limits::kMaxExports);
+    auto name = r.string("name", true);
+    if (n && name && !doc.export_names.emplace(static_cast<int>(*n), *name).second)
+      r.error("export", "export " + std::to_string(*n) + " is named twice");
+    r.finish();
+  }
+}
+
 // Reads every element of the list `key` as an Entry: read(r, e) fills e from the record's map
 // reader; the entry is kept when reading it added no error. Sets each entry's `where`.
 template <class Entry, class Read>
@@ -180,6 +217,7 @@ MeasurementDocument read_measurement_document(const YAML::Node& root, const std:
     if (has_ms) t.ms = r.number("ms", true, 1e-9).value_or(0) * to_ms;
     if (has_us) t.ms = r.number("us", true, 1e-6).value_or(0) / 1000.0;
     t.samples = static_cast<int>(r.integer("samples", false, 1, 1 << 30).value_or(1));
+    t.export_index = read_export(r);
   });
 
   each_record(top, "op_share", false, errors, doc.shares, [&](MapReader& r, ShareEntry& s) {
@@ -211,6 +249,7 @@ MeasurementDocument read_measurement_document(const YAML::Node& root, const std:
       s.share_min = lo.value_or(0);
       s.share_max = hi.value_or(0);
     }
+    s.export_index = read_export(r);
   });
 
   each_record(top, "compile", false, errors, doc.compiles, [&](MapReader& r, CompileEntry& c) {
@@ -236,6 +275,14 @@ MeasurementDocument read_measurement_document(const YAML::Node& root, const std:
     c.message = r.string("message", false).value_or("");
     if (!c.form.empty()) join_split_prose(r, c.form, doc.warnings);  // last: every key of the record was read
   });
+
+  bool any_export = false;
+  for (const TimingEntry& t : doc.timings) any_export |= t.export_index.has_value();
+  for (const ShareEntry& s : doc.shares) any_export |= s.export_index.has_value();
+  check_exports_all_or_none(doc.timings, "layer_latency", any_export, errors);
+  check_exports_all_or_none(doc.shares, "op_share", any_export, errors);
+
+  read_export_names(top, doc, errors);
 
   // Parity results are the parity verb's: allowed, not read.
   top.allow("parity");

@@ -7,14 +7,20 @@
 //   - db/ingest_yaml.cc (ingest): the shared data's looser records (no id, `context: unstated`,
 //     a share described in words by `op`, `layer: any`) are stored as they are.
 // Record shape: {id?, layer, context | cache_entries, variant axes flat or in `variant: {...}`,
-// precision (flat or in the variant), ms | us, samples?} in layer_latency; {id?, layer, context?,
-// axes, ops: [globs] | op: words, share | share_min + share_max} in op_share; {precision, form?,
+// precision (flat or in the variant), ms | us, samples?, export?} in layer_latency; {id?, layer,
+// context?, axes, ops: [globs] | op: words, share | share_min + share_max, export?} in op_share; {precision, form?,
 // variant?, result: ok | fail | contested, exit_code?, message?} in compile; parity is allowed,
-// not read. A compile record's `form` is prose: written unquoted in a flow mapping, a comma in it
+// not read.
+// `export: N` (an integer, 1 <= N <= limits::kMaxExports) says which of the device's exports the
+// record was measured on, in the order they were made (1 the first): the design history that
+// `calibrate` replays (fit on the exports before N, predict export N). Optional, but all or none:
+// when one timing or share of a document names its export, every one must (a record left out by
+// mistake would silently leave the replay). A compile record's `form` is prose: written unquoted in a flow mapping, a comma in it
 // splits it into keys without values; those are joined back into `form`, with a warning.
 #pragma once
 #include <yaml-cpp/yaml.h>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -42,6 +48,7 @@ struct TimingEntry {
   RecordVariant variant;
   double ms = 0;  // in ms whatever the document's unit (> 0)
   int samples = 1;
+  std::optional<int> export_index;  // `export: N`: the device's N-th export (1-based), if stated
 };
 
 struct ShareEntry {
@@ -54,6 +61,7 @@ struct ShareEntry {
   std::string op;                // the op in words (shared/data's shape)
   double share_min = 0, share_max = 0;  // equal for a point share
   bool band = false;                    // given as share_min / share_max
+  std::optional<int> export_index;      // `export: N`, as in TimingEntry
 };
 
 struct CompileEntry {
@@ -79,6 +87,9 @@ struct MeasurementDocument {
   std::vector<TimingEntry> timings;
   std::vector<ShareEntry> shares;
   std::vector<CompileEntry> compiles;
+  // `exports:` [{export: N, name: text}]: what each export of the design history is called, for
+  // the replay's labels ("roll -> score-join"). Optional; names unique per N.
+  std::map<int, std::string> export_names;
   // What was read in a way the author may not have meant ("file:line:col: key: what"), for the
   // consumer to print; never a reason to refuse the file.
   std::vector<std::string> warnings;

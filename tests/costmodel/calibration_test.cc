@@ -306,7 +306,7 @@ TEST(Freshness, SourceHashSkipsParsingAndDataHashStillDecides) {
   EXPECT_EQ(id_comment, saved.id);
 
   auto [log_figure, id_figure] = load_with_edited_measurements("figure", [](std::string& t) {
-    const std::string from = "precision: fp16}, ms: 1.689}", to = "precision: fp16}, ms: 1.889}";
+    const std::string from = "precision: fp16}, ms: 1.689,", to = "precision: fp16}, ms: 1.889,";
     ASSERT_NE(t.find(from), std::string::npos);
     t.replace(t.find(from), from.size(), to);
   });

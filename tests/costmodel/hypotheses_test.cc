@@ -385,9 +385,11 @@ TEST_F(Combined, InSampleEveryTimingWithinThreeSd) {
 TEST_F(Combined, HeldOutFiguresAreComputedForEveryTiming) {
   EXPECT_EQ(rep_->combined.loo.count, 12);
   EXPECT_EQ(rep_->combined.group_loo.count, 12);
-  EXPECT_EQ(rep_->replay.rows.size(), 3u);          // the second export's three timings
-  EXPECT_EQ(rep_->replay.trained_on.size(), 9u);    // fitted on the first export's nine
-  EXPECT_EQ(rep_->replay.differences.size(), 3u);
+  ASSERT_EQ(rep_->replays.size(), 1u);                // the data's exports are 1 and 2
+  EXPECT_EQ(rep_->replays[0].predicted_export, 2);
+  EXPECT_EQ(rep_->replays[0].rows.size(), 3u);        // the second export's three timings
+  EXPECT_EQ(rep_->replays[0].trained_on.size(), 9u);  // fitted on the first export's nine
+  EXPECT_EQ(rep_->replays[0].differences.size(), 3u);
   for (size_t i = 0; i < rep_->loo_ms.size(); ++i) {
     EXPECT_LE(rep_->loo_low_ms[i], rep_->loo_ms[i]);
     EXPECT_GE(rep_->loo_high_ms[i], rep_->loo_ms[i]);

@@ -115,6 +115,35 @@ TEST(Measurements, CalibrationRefusesWhatOnlyIngestAdmits) {
   EXPECT_EQ(flat[0].variant.key(), "returns=new_entry,join=scores,precision=fp16");
 }
 
+// `export: N` (model/measurement_file.h): an integer >= 1 naming the device's export, on every
+// timing and share or on none; the shipped file tags roll as export 1 and score-join as 2.
+TEST(Measurements, ExportTagIsReadAndCheckedWithItsPlace) {
+  const std::string head = "version: 1\nmodel: spark-x2.5-1.7b\nlayer_latency:\n";
+  const std::string a = "  - {id: a, layer: full, context: 1024, variant: {precision: fp16}, ms: 1.5";
+  const std::string b = "  - {id: b, layer: full, context: 4096, variant: {precision: fp16}, ms: 2.5";
+  auto error_in = [&](const std::string& text) {
+    return testing::error_message([&] { load_measurements_text(text, "x.yaml"); });
+  };
+  auto recs = load_measurements_text(head + a + ", export: 1}\n" + b + ", export: 2}\n", "x.yaml");
+  ASSERT_EQ(recs.size(), 2u);
+  EXPECT_EQ(recs[0].export_index, 1);
+  EXPECT_EQ(recs[1].export_index, 2);
+  EXPECT_EQ(load_measurements_text(head + a + "}\n", "x.yaml")[0].export_index, 0);  // not stated
+  // Tagging a file does not change what the calibration's data hash covers.
+  EXPECT_EQ(canonical_text(recs), canonical_text(load_measurements_text(head + a + "}\n" + b + "}\n", "x.yaml")));
+  EXPECT_NE(error_in(head + a + ", export: 0}\n").find("x.yaml:4:86: layer_latency[0].export: must be an integer in [1, 16], got 0"),
+            std::string::npos)
+      << error_in(head + a + ", export: 0}\n");
+  EXPECT_NE(error_in(head + a + ", export: second}\n").find("x.yaml:4:86: layer_latency[0].export:"), std::string::npos);
+  EXPECT_NE(error_in(head + a + ", export: 1.5}\n").find("layer_latency[0].export:"), std::string::npos);
+  // All or none: the record without one is named with its place.
+  const std::string e = error_in(head + a + ", export: 1}\n" + b + "}\n");
+  EXPECT_NE(e.find("x.yaml:5:5: layer_latency 'b': export: missing"), std::string::npos) << e;
+  // The shipped file: roll (and the full layers' key concat) is the first export, score-join the second.
+  for (const auto& r : load_measurements(kConfigs + "/calibration/spark-s25-measurements.yaml"))
+    EXPECT_EQ(r.export_index, r.variant.join() == model::Join::kScores ? 2 : 1) << r.id;
+}
+
 TEST(DeviceSpec, ShippedLoadsAndRejectsTwoCoefficientsForOneCell) {
   DeviceSpec d = load_device(kConfigs + "/devices/galaxy-s25.yaml");
   EXPECT_DOUBLE_EQ(d.dram_gbps, 84.8);

@@ -1,0 +1,88 @@
+// The replay of the design history is data: the measurement records' `export: N` tags decide
+// what is fitted and what predicted (fit on exports < k, predict export k, for each k after the
+// first), and the file's `exports:` names label the differences across exports.
+#include <gtest/gtest.h>
+
+#include "costmodel/calibration_report.h"
+#include "costmodel/device_spec.h"
+#include "costmodel/hypotheses.h"
+#include "costmodel/measurements.h"
+
+namespace layoutx::costmodel {
+namespace {
+
+const std::string kConfigs = LAYOUTX_CONFIG_DIR;
+
+class Replay : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dev_ = new DeviceSpec(load_device(kConfigs + "/devices/galaxy-s25.yaml"));
+    recs_ = new std::vector<MeasurementRecord>(load_measurements(kConfigs + "/calibration/spark-s25-measurements.yaml"));
+    set_ = new HypothesisSet(fit_hypotheses(*recs_, *dev_));
+    set_->fits.resize(3);  // three hypotheses are enough to check which records each step uses
+  }
+  static void TearDownTestSuite() {
+    delete set_;
+    delete recs_;
+    delete dev_;
+  }
+  static std::vector<std::string> ids(const ReplayReport& r) {
+    std::vector<std::string> out;
+    for (const auto& row : r.rows) out.push_back(row.id);
+    return out;
+  }
+  static DeviceSpec* dev_;
+  static std::vector<MeasurementRecord>* recs_;
+  static HypothesisSet* set_;
+};
+DeviceSpec* Replay::dev_ = nullptr;
+std::vector<MeasurementRecord>* Replay::recs_ = nullptr;
+HypothesisSet* Replay::set_ = nullptr;
+
+// A third export (the tanh GELU score-join moved to it): two steps, the second fitted on the
+// first two exports and predicting the third, its difference labelled by the exports' names.
+TEST_F(Replay, OneStepPerExportAfterTheFirst) {
+  std::vector<MeasurementRecord> recs = *recs_;
+  for (auto& r : recs)
+    if (r.id == "sliding-sj-tanh-fp16") r.export_index = 3;
+  const CalibrationReport rep = calibration_report(*set_, recs, *dev_, {{1, "roll"}, {2, "score-join"}, {3, "tanh"}});
+  ASSERT_EQ(rep.replays.size(), 2u);
+  EXPECT_EQ(rep.replays[0].predicted_export, 2);
+  EXPECT_EQ(rep.replays[0].fitted_exports, std::vector<int>{1});
+  EXPECT_EQ(rep.replays[0].trained_on.size(), 9u);
+  EXPECT_EQ(ids(rep.replays[0]), (std::vector<std::string>{"sliding-sj-fp16", "full1k-sj-fp16"}));
+  ASSERT_EQ(rep.replays[0].differences.size(), 2u);
+  EXPECT_EQ(rep.replays[0].differences[0].what, "roll -> score-join");
+  EXPECT_EQ(rep.replays[0].differences[0].a, "sliding-roll-fp16");
+  EXPECT_EQ(rep.replays[0].differences[1].a, "full1k-fp16");
+  EXPECT_EQ(rep.replays[1].predicted_export, 3);
+  EXPECT_EQ(rep.replays[1].fitted_exports, (std::vector<int>{1, 2}));
+  EXPECT_EQ(rep.replays[1].trained_on.size(), 11u);
+  EXPECT_EQ(ids(rep.replays[1]), std::vector<std::string>{"sliding-sj-tanh-fp16"});
+  ASSERT_EQ(rep.replays[1].differences.size(), 1u);
+  EXPECT_EQ(rep.replays[1].differences[0].what, "score-join -> tanh");
+  EXPECT_EQ(rep.replays[1].differences[0].a, "sliding-sj-fp16");
+  EXPECT_EQ(rep.replays[1].weights.size(), 3u);
+}
+
+// Without names, a difference says which axes changed; within one export too.
+TEST_F(Replay, UnnamedExportsAreLabelledByTheAxesThatChanged) {
+  const CalibrationReport rep = calibration_report(*set_, *recs_, *dev_);
+  ASSERT_EQ(rep.replays.size(), 1u);
+  std::vector<std::string> what;
+  for (const auto& d : rep.replays[0].differences) what.push_back(d.what);
+  EXPECT_EQ(what, (std::vector<std::string>{"returns window -> new_entry, join keys -> scores", "join keys -> scores",
+                                            "gelu erf -> tanh"}));
+}
+
+// Records that name no export (a file without tags, the database) have no history to replay.
+TEST_F(Replay, RecordsWithoutExportsHaveNoReplay) {
+  std::vector<MeasurementRecord> recs = *recs_;
+  for (auto& r : recs) r.export_index = 0;
+  EXPECT_TRUE(calibration_report(*set_, recs, *dev_).replays.empty());
+  for (auto& r : recs) r.export_index = 1;  // one export: nothing before it
+  EXPECT_TRUE(calibration_report(*set_, recs, *dev_).replays.empty());
+}
+
+}  // namespace
+}  // namespace layoutx::costmodel
