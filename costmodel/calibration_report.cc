@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "costmodel/mixture.h"
+#include "costmodel/predictor.h"
+
 namespace layoutx::costmodel {
 
 namespace {

@@ -23,7 +23,7 @@ enum class Term {
 bool is_graph_term(Term t);
 
 // How a layer is turned into features: structural facts of the hardware (each from the device
-// spec's sources), and the switches a hypothesis may flip (costmodel/hypotheses.h).
+// spec's sources), and the switches a hypothesis may flip (costmodel/hypothesis_fit.h).
 enum class W4Weights {
   kPacked,    // 4-bit weights stream as packed bytes (half of 8-bit): bound by the bytes
   kExpanded,  // 4-bit weights are expanded to 8 bits on the vector unit before the matrix
