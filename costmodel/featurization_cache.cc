@@ -8,26 +8,10 @@ namespace layoutx::costmodel {
 
 namespace {
 
-// The structure as it matters for one graph's featurization: switches that change nothing in it
-// are cleared (4-bit handling off a w4a16 graph, softmax folding in a graph with the fused op),
-// so hypotheses that differ only there share one featurization. Exact: featurize_layer reads the
-// switches only where they apply. The VTCM knee is left out (any budget: 1): it only sets the
-// spill and stall features from the live set, applied per member (knee_effect).
-// `reads_cache_in_place`: whether the graph has a cache input that an op other than a copy
-// reads (cache_inputs_read_in_place), asked only when a structure re-lays them.
-template <class ReadsInPlace>
-Structure effective_structure(Structure s, const model::LayerGraph& g, ReadsInPlace&& reads_cache_in_place) {
-  if (g.variant.precision() != model::Precision::kW4A16) s.w4_weights = W4Weights::kPacked;
-  if (g.variant.softmax() == model::SoftmaxForm::kFused) s.fuse_explicit_softmax = false;
-  if (s.relayout_cache_inputs && !reads_cache_in_place(s.live_min_kb)) s.relayout_cache_inputs = false;
-  if (s.vtcm_budget_mb > 0) s.vtcm_budget_mb = 1;
-  return s;
-}
-
 // What a member's VTCM knee makes of a featurization, as its design row sees it: the spill bytes
 // if it prices them, else only whether the live set is over the knee (the stall's switch).
 std::pair<bool, double> knee_effect(const LayerFeatures& f, const DeviceSpec& d) {
-  const double spill = spill_bytes(f, d.structure.vtcm_budget_mb);
+  const double spill = spill_bytes(f, d.structure.vtcm_budget_mb());
   const bool per_byte = d.graph_index(Term::kSpill, f.precision) >= 0;
   return {per_byte, per_byte ? spill : (spill > 0 ? 1.0 : 0.0)};
 }
@@ -44,12 +28,18 @@ DistinctStructures distinct_structures(const model::LayerGraph& graph, const std
   DistinctStructures s;
   std::optional<std::pair<double, bool>> reads_in_place;  // (live_min_kb, answer), asked once
   s.effective.reserve(members.size());
-  for (const DeviceSpec* d : members)
-    s.effective.push_back(effective_structure(d->structure, graph, [&](double live_min_kb) {
-      if (!reads_in_place || reads_in_place->first != live_min_kb)
-        reads_in_place.emplace(live_min_kb, !cache_inputs_read_in_place(graph, d->channel_pad, live_min_kb).empty());
-      return reads_in_place->second;
-    }));
+  for (const DeviceSpec* d : members) {
+    // The structure as it matters for this graph (StructureTable::effective): switches that
+    // change nothing in it are cleared, so hypotheses that differ only there share one
+    // featurization; the VTCM knee is applied per member (knee_effect).
+    GraphFacts facts{graph.variant.precision(), graph.variant.softmax(), [&](double live_min_kb) {
+                       if (!reads_in_place || reads_in_place->first != live_min_kb)
+                         reads_in_place.emplace(live_min_kb,
+                                                !cache_inputs_read_in_place(graph, d->channel_pad, live_min_kb).empty());
+                       return reads_in_place->second;
+                     }};
+    s.effective.push_back(StructureTable::shipped().effective(d->structure, facts));
+  }
   s.structure_of.resize(members.size());
   for (size_t h = 0; h < members.size(); ++h) {
     const Structure& e = s.effective[h];
@@ -63,7 +53,8 @@ DistinctStructures distinct_structures(const model::LayerGraph& graph, const std
 }
 
 bool same_ops(Structure a, Structure b) {
-  a.relayout_cache_inputs = b.relayout_cache_inputs = false;
+  a.set(Switch::kRelayoutCacheInputs, 0);
+  b.set(Switch::kRelayoutCacheInputs, 0);
   return a == b;
 }
 
@@ -83,7 +74,7 @@ MemberFeatures FeaturizationCache::featurize(const model::LayerGraph& graph,
   for (const DeviceSpec* d : members) {
     m.of_member.push_back(m.features.size());
     m.features.push_back(featurize_layer(graph, *d));
-    m.as_written.push_back(!d->structure.fuse_explicit_softmax);
+    m.as_written.push_back(!d->structure.fuse_explicit_softmax());
   }
   return m;
 }
@@ -127,12 +118,12 @@ MemberFeatures FeaturizationCache::shared(const model::LayerGraph& graph,
     if (k == structures.size()) {
       structures.push_back(e);
       m.features.push_back(m.features[b]);
-      apply_vtcm_budget(m.features.back(), d.structure.vtcm_budget_mb);
+      apply_vtcm_budget(m.features.back(), d.structure.vtcm_budget_mb());
       knees.push_back(knee);
     }
     m.of_member[h] = k;
   }
-  for (const Structure& e : structures) m.as_written.push_back(!e.fuse_explicit_softmax);
+  for (const Structure& e : structures) m.as_written.push_back(!e.fuse_explicit_softmax());
   return m;
 }
 

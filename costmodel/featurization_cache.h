@@ -29,7 +29,7 @@ class FeaturizationCache {
   bool enabled() const { return enabled_; }
   // Featurizes `graph` under each of `members` (each a member's device spec; the structure and
   // coefficients it is priced with). Exact either way: featurize_layer reads a switch only where
-  // it applies, and the shared path clears the others (effective_structure).
+  // it applies, and the shared path clears the others (StructureTable::effective).
   MemberFeatures featurize(const model::LayerGraph& graph, const std::vector<const DeviceSpec*>& members) const;
 
  private:

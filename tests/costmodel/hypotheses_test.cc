@@ -172,7 +172,7 @@ TEST(CacheRelayout, OnlyCacheInputsReadInPlaceAreRelaid) {
   auto relayouts = [&](const char* layout, const char* precision, bool relaid) {
     auto g = model::build_layer_graph(m.layer(model::LayerType::kFull, 1024),
                                       model::parse_variant(layout, {std::string("precision=") + precision}));
-    dev.structure.relayout_cache_inputs = relaid;
+    dev.structure.set(Switch::kRelayoutCacheInputs, relaid);
     const LayerFeatures f = featurize_layer(g, dev);
     std::vector<std::pair<std::string, double>> out;
     for (size_t i = 0; i < f.ops.size(); ++i)
