@@ -12,7 +12,7 @@
 
 #include "bench/process_loop.h"
 #include "costmodel/op_level_predictor.h"
-#include "costmodel/hypotheses.h"
+#include "costmodel/predictor_factory.h"
 #include "explorer/composition.h"
 #include "explorer/design_space.h"
 #include "explorer/context_answer.h"
@@ -24,7 +24,7 @@ namespace {
 
 using namespace layoutx;
 
-// The predictor the verbs use: the device's hypotheses, combined (costmodel/hypotheses.h).
+// The predictor the verbs use: the device's hypotheses, combined (costmodel/hypothesis_predictor.h).
 std::unique_ptr<costmodel::HypothesisPredictor> predictor() {
   std::ostringstream log;
   return costmodel::load_default_hypothesis_predictor(log);

@@ -4,7 +4,7 @@
 
 #include "costmodel/calibration.h"
 #include "costmodel/op_level_predictor.h"
-#include "costmodel/hypotheses.h"
+#include "costmodel/predictor_factory.h"
 #include "costmodel/hypotheses_document.h"
 #include "db/stored_calibration.h"
 #include "support/error.h"
@@ -49,7 +49,7 @@ LoadedPredictor load_predictor(const std::string& device, const std::string& cal
                 " names no calibration files; give --calibration FILE or --db DB)");
   if (!dev.hypotheses.empty() && !files.measurements.empty()) {
     // The device's hypotheses, each calibrated on its data, combined by weight
-    // (costmodel/hypotheses.h; refitted in memory when the saved file is stale, said on stderr).
+    // (costmodel/hypothesis_predictor.h; refitted in memory when the saved file is stale, said on stderr).
     bool refitted = false;
     auto p = costmodel::load_shipped_hypothesis_predictor(dev, std::cerr, &refitted);
     const std::string data = shown_path(costmodel::device_file(files.measurements));

@@ -41,14 +41,14 @@ struct Vtcm {
 Vtcm vtcm_of(const model::LayerGraph& g, const costmodel::DeviceSpec& d) {
   Vtcm v;
   v.device = d.name;
-  v.min_kib = d.structure.live_min_kb;
+  v.min_kib = d.structure.live_min_kb();
   std::set<double> knees;
-  if (d.structure.vtcm_budget_mb > 0) knees.insert(d.structure.vtcm_budget_mb);
+  if (d.structure.vtcm_budget_mb() > 0) knees.insert(d.structure.vtcm_budget_mb());
   for (const auto& h : d.hypotheses)
-    if (h.structure.vtcm_budget_mb > 0) knees.insert(h.structure.vtcm_budget_mb);
+    if (h.structure.vtcm_budget_mb() > 0) knees.insert(h.structure.vtcm_budget_mb());
   v.knees_mib.assign(knees.begin(), knees.end());
   // In place (the base structure): under cache-relaid a re-laid copy adds to it (README).
-  v.live = costmodel::live_set(g, d.channel_pad, static_cast<int64_t>(d.structure.live_min_kb * 1024));
+  v.live = costmodel::live_set(g, d.channel_pad, static_cast<int64_t>(d.structure.live_min_kb() * 1024));
   return v;
 }
 

@@ -6,7 +6,8 @@
 #include <ostream>
 
 #include "costmodel/calibration_report.h"
-#include "costmodel/hypotheses.h"
+#include "costmodel/hypothesis_fit.h"
+#include "costmodel/hypothesis_predictor.h"
 #include "support/json_writer.h"
 
 namespace layoutx::cli {

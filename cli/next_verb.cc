@@ -14,7 +14,7 @@
 #include "cli/table.h"
 #include "cli/verbs.h"
 #include "costmodel/op_level_predictor.h"
-#include "costmodel/hypotheses.h"
+#include "costmodel/hypothesis_predictor.h"
 #include "costmodel/measurements.h"
 #include "emit/bundle.h"
 #include "explorer/measurement_plan.h"

@@ -8,7 +8,7 @@
 #include "cli/table.h"
 #include "cli/verbs.h"
 #include "costmodel/op_level_predictor.h"
-#include "costmodel/hypotheses.h"
+#include "costmodel/hypothesis_predictor.h"
 #include "explorer/open_decisions.h"
 #include "model/builder.h"
 #include "support/error.h"

@@ -281,7 +281,7 @@ std::string calibration_document(const Calibration& c, const FitReport* report) 
     << "# Interval of a prediction: latency +- z * sqrt(row' covariance row + (model_rel_sd * latency)^2),\n"
     << "# the coefficients' posterior covariance (ridge toward the priors, weighted by the\n"
     << "# measurements' stated sds) plus the leave-one-out rms relative error as model error;\n"
-    << "# z = 1.645: a 90% two-sided normal interval.\n";
+    << "# z = " << num(kZ90) << ": a " << num(100 * kIntervalLevel) << "% two-sided normal interval.\n";
   o << "version: " << kCalibrationVersion << "\n";
   o << "feature_version: " << kFeatureVersion << "\n";
   o << "device: " << c.device << "\n";
@@ -341,7 +341,12 @@ Calibration parse_calibration(const std::string& text, const std::string& path, 
   YAML::Node iv = top.child("interval", true);
   if (iv.IsDefined() && !iv.IsNull()) {
     MapReader m(path, iv, "interval", errors);
-    c.z = m.number("z", true, 0).value_or(1.645);
+    c.z = m.number("z", true, 0).value_or(kZ90);
+    // One interval level (costmodel/predictor.h): a mixture backs its members' sds out of their
+    // intervals with kZ90, and every printed interval says 90%.
+    if (c.z != kZ90)
+      m.error("z", num(c.z) + ", but every interval layoutx computes is at " + num(100 * kIntervalLevel) + "% (z " +
+                       num(kZ90) + ")");
     c.model_rel_sd = m.number("model_rel_sd", true, 0).value_or(0);
     m.finish();
   }

@@ -17,6 +17,7 @@
 
 #include "costmodel/device_spec.h"
 #include "costmodel/measurements.h"
+#include "costmodel/predictor.h"
 
 namespace layoutx::costmodel {
 
@@ -37,7 +38,7 @@ struct Calibration {
   Eigen::MatrixXd covariance;      // posterior covariance of theta (same units, squared)
   // Interval: latency +- z * sqrt(row' cov row + (model_rel_sd * latency)^2); see interval().
   double model_rel_sd = 0;
-  double z = 1.645;  // 90% two-sided, normal
+  double z = kZ90;  // kIntervalLevel two-sided, normal (costmodel/predictor.h)
   // Leave-one-out summary over the layer timings (absolute relative errors).
   int loo_count = 0;
   double loo_median = 0, loo_max = 0, loo_rms = 0;

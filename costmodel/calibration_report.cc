@@ -5,6 +5,9 @@
 #include <set>
 #include <tuple>
 
+#include "costmodel/mixture.h"
+#include "costmodel/predictor.h"
+
 namespace layoutx::costmodel {
 
 namespace {

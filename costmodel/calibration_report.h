@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "costmodel/hypotheses.h"
+#include "costmodel/hypothesis_fit.h"
 
 namespace layoutx::costmodel {
 

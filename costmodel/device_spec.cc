@@ -27,16 +27,6 @@ const char* to_string(Term t) {
 
 bool is_graph_term(Term t) { return t == Term::kGraph || t == Term::kSpill || t == Term::kStall; }
 
-std::string to_text(const Structure& s) {
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "structure tile_rows %d vtcm_budget_mb %.9g live_min_kb %.9g w4 %s softmax %s",
-                s.hmx_tile_rows, s.vtcm_budget_mb, s.live_min_kb,
-                s.w4_weights == W4Weights::kPacked ? "packed" : "expanded",
-                s.fuse_explicit_softmax ? "fused" : "as_written");
-  // Only when set, so specs without the switch keep the text (and hash) they had.
-  return s.relayout_cache_inputs ? std::string(buf) + " cache_inputs relaid" : std::string(buf);
-}
-
 int DeviceSpec::graph_index(Term t, model::Precision p) const {
   for (size_t i = 0; i < coefficients.size(); ++i) {
     const CoefficientSpec& k = coefficients[i];
@@ -157,30 +147,13 @@ std::vector<CoefficientSpec> parse_coefficient_list(const std::string& file, con
   return out;
 }
 
-// Structure keys present in `node` override `s`.
+// Structure keys present in `node` override `s` (costmodel/structure.h: the table of switches).
 Structure parse_structure(const std::string& file, const YAML::Node& node, const std::string& key, Structure s,
                           ErrorList& errors) {
   if (!node.IsDefined() || node.IsNull()) return s;
   MapReader m(file, node, key, errors);
   if (!m.ok()) return s;
-  if (auto v = m.integer("hmx_tile_rows", false, 1, 1024)) s.hmx_tile_rows = static_cast<int>(*v);
-  if (auto v = m.number("vtcm_budget_mb", false, 0)) s.vtcm_budget_mb = *v;
-  if (auto v = m.number("live_min_kb", false, 0)) s.live_min_kb = *v;
-  if (auto v = m.string("w4_weights", false)) {
-    if (*v == "packed") s.w4_weights = W4Weights::kPacked;
-    else if (*v == "expanded") s.w4_weights = W4Weights::kExpanded;
-    else m.error("w4_weights", "expected packed or expanded, got '" + *v + "'");
-  }
-  if (auto v = m.string("explicit_softmax", false)) {
-    if (*v == "as_written") s.fuse_explicit_softmax = false;
-    else if (*v == "fused") s.fuse_explicit_softmax = true;
-    else m.error("explicit_softmax", "expected as_written or fused, got '" + *v + "'");
-  }
-  if (auto v = m.string("cache_inputs", false)) {
-    if (*v == "read_in_place") s.relayout_cache_inputs = false;
-    else if (*v == "relaid") s.relayout_cache_inputs = true;
-    else m.error("cache_inputs", "expected read_in_place or relaid, got '" + *v + "'");
-  }
+  s = StructureTable::shipped().parse(m, s);
   m.finish();
   return s;
 }

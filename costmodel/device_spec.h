@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "costmodel/op_class.h"
+#include "costmodel/structure.h"
 #include "model/variant.h"
 
 namespace layoutx::costmodel {
@@ -21,28 +22,6 @@ enum class Term {
   kStall,  // per weight byte of a layer whose live set exceeds the budget; us per MB
 };
 bool is_graph_term(Term t);
-
-// How a layer is turned into features: structural facts of the hardware (each from the device
-// spec's sources), and the switches a hypothesis may flip (costmodel/hypotheses.h).
-enum class W4Weights {
-  kPacked,    // 4-bit weights stream as packed bytes (half of 8-bit): bound by the bytes
-  kExpanded,  // 4-bit weights are expanded to 8 bits on the vector unit before the matrix
-              // unit: the projection costs what the 8-bit bytes cost
-};
-struct Structure {
-  int hmx_tile_rows = 1;        // a weight projection's M (1 in decode) padded to this many rows
-  double vtcm_budget_mb = 0;    // VTCM left for cache-sized activations; 0: no live-set terms
-  double live_min_kb = 64;      // a tensor is cache-sized (enters the live set) from this size
-  W4Weights w4_weights = W4Weights::kPacked;
-  bool fuse_explicit_softmax = false;  // the converter folds max/sub/exp/sum/div into one Softmax
-  // A cache-sized graph input arrives flat and must be re-laid into the tiled layout before an
-  // op computes on it: an op that copies it (Concat, Slice, Convert, Output) does so as part of
-  // its copy; any other reader (a MatMul on the cache itself) pays one re-layout copy of it.
-  bool relayout_cache_inputs = false;
-  bool operator==(const Structure&) const = default;
-};
-// Text of the structure (what a calibration's hash covers).
-std::string to_text(const Structure& s);
 
 const char* to_string(Term t);
 

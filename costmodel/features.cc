@@ -20,7 +20,7 @@ OpFeatures features(const model::LayerGraph& g, const LoweredOp& op, int channel
     f.bytes += static_cast<double>(model::operand_bytes(g, v, [&](const model::OpNode& o) {
       const bool weight = o.kind == model::OpKind::kWeight;
       // Expanded 4-bit weights reach the matrix unit as 8-bit ones: the bytes it consumes.
-      const model::DType dt = weight && o.dtype == model::DType::kI4 && s.w4_weights == W4Weights::kExpanded
+      const model::DType dt = weight && o.dtype == model::DType::kI4 && s.w4_weights() == W4Weights::kExpanded
                                   ? model::DType::kI8
                                   : o.dtype;
       return tiled_bytes(o.shape, dt, channel_pad, weight);
@@ -29,9 +29,9 @@ OpFeatures features(const model::LayerGraph& g, const LoweredOp& op, int channel
     f.bytes += static_cast<double>(out_bytes);
     if (n.kind == model::OpKind::kMatMul) {
       double m_pad = 1;  // a weight projection's rows padded to the tile height
-      if (op.op_class == OpClass::kMatMulWeight && n.shape.size() >= 2 && s.hmx_tile_rows > 1) {
+      if (op.op_class == OpClass::kMatMulWeight && n.shape.size() >= 2 && s.hmx_tile_rows() > 1) {
         const int64_t m = n.shape[n.shape.size() - 2];
-        m_pad = static_cast<double>((m + s.hmx_tile_rows - 1) / s.hmx_tile_rows * s.hmx_tile_rows) / static_cast<double>(m);
+        m_pad = static_cast<double>((m + s.hmx_tile_rows() - 1) / s.hmx_tile_rows() * s.hmx_tile_rows()) / static_cast<double>(m);
       }
       f.macs += model::matmul_macs(g, v, channel_pad, m_pad);
     }

@@ -3,7 +3,9 @@
 #include <cstdio>
 #include <sstream>
 
+#include "support/atomic_file.h"
 #include "support/error.h"
+#include "support/hash.h"
 #include "support/json_writer.h"
 #include "support/yaml_reader.h"
 
@@ -106,6 +108,29 @@ std::unique_ptr<HypothesisPredictor> parse_hypotheses_document(const std::string
     members.push_back(std::make_unique<OpLevelPredictor>(std::move(d), std::move(c), rules));
   }
   return std::make_unique<HypothesisPredictor>(std::move(names), std::move(weights), std::move(members));
+}
+
+std::string hypotheses_source_hash(const std::vector<std::string>& file_bytes, const DeviceSpec& device) {
+  // The base device's definition is in source_hash; each hypothesis adds its own definition.
+  std::string defs;
+  for (const HypothesisSpec& h : device.hypotheses) {
+    defs += "hypothesis " + h.name + " " + to_text(h.structure) + " drop";
+    for (const std::string& d : h.drop) defs += " " + d;
+    for (const CoefficientSpec& k : h.add) {
+      defs += " add " + k.name + " " + to_string(k.term) + " " + hash_number(k.prior) + " " + hash_number(k.rel_sd) + " " + hash_number(k.min_value);
+      for (OpClass c : k.classes) defs += std::string(" ") + to_string(c);
+      for (model::Precision p : k.precisions) defs += std::string(" ") + model::to_string(p);
+    }
+    defs += "\n";
+  }
+  defs += "weights " + HypothesisSet{}.method + "\n";  // a new weighting makes saved weights stale
+  std::vector<std::string> all = file_bytes;
+  all.push_back(defs);
+  return source_hash(all, device);
+}
+
+void save_hypotheses(const HypothesisSet& set, const std::string& source, const std::string& path) {
+  write_file_atomically(path, hypotheses_document(set, kPredictorWeightMass, source));
 }
 
 }  // namespace layoutx::costmodel

@@ -20,7 +20,9 @@
 #include <memory>
 #include <string>
 
-#include "costmodel/hypotheses.h"
+#include "costmodel/hypothesis_fit.h"
+#include "costmodel/hypothesis_predictor.h"
+#include "costmodel/mixture.h"
 
 namespace layoutx::costmodel {
 
@@ -35,5 +37,12 @@ bool is_hypotheses_document(const std::string& text);
 std::unique_ptr<HypothesisPredictor> parse_hypotheses_document(const std::string& text, const std::string& name,
                                                                const DeviceSpec& device, const RuleSet& rules,
                                                                const std::string* expected_source = nullptr);
+
+// Saves the combined predictor (the kept hypotheses' weights and calibrations) as one hypotheses
+// document, atomically; `source` is hypotheses_source_hash over the data files and the device
+// (hypotheses included), so a loader sees when to refit.
+void save_hypotheses(const HypothesisSet& set, const std::string& source, const std::string& path);
+// Hash of the data files' bytes and of every hypothesis's derived spec.
+std::string hypotheses_source_hash(const std::vector<std::string>& file_bytes, const DeviceSpec& device);
 
 }  // namespace layoutx::costmodel

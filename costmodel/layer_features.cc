@@ -57,7 +57,7 @@ std::vector<std::pair<model::Vertex, std::vector<model::Vertex>>> cache_inputs_a
 std::vector<model::Vertex> add_cache_relayouts(const model::LayerGraph& g, const DeviceSpec& device,
                                                LayerFeatures& f) {
   std::vector<model::Vertex> relaid;
-  for (const auto& [in, rs] : cache_inputs_and_readers(g, device.channel_pad, device.structure.live_min_kb)) {
+  for (const auto& [in, rs] : cache_inputs_and_readers(g, device.channel_pad, device.structure.live_min_kb())) {
     relaid.push_back(in);
     size_t at = f.ops.size();
     for (size_t i = 0; i < f.ops.size() && at == f.ops.size(); ++i)
@@ -89,7 +89,7 @@ LayerFeatures featurize_ops(const model::LayerGraph& g, const DeviceSpec& device
   LayerFeatures f;
   f.precision = g.variant.precision();
   f.ops = lower(g);
-  if (s.fuse_explicit_softmax) fuse_explicit_softmax(f.ops);
+  if (s.fuse_explicit_softmax()) fuse_explicit_softmax(f.ops);
   f.op_features.reserve(f.ops.size());
   for (const LoweredOp& op : f.ops) {
     f.op_features.push_back(features(g, op, device.channel_pad, s));
@@ -107,7 +107,7 @@ LayerFeatures featurize_ops(const model::LayerGraph& g, const DeviceSpec& device
         for (model::Vertex u : g.operands(v))
           if (g.op(u).kind == model::OpKind::kWeight) {
             const model::OpNode& w = g.op(u);
-            const model::DType dt = w.dtype == model::DType::kI4 && s.w4_weights == W4Weights::kExpanded
+            const model::DType dt = w.dtype == model::DType::kI4 && s.w4_weights() == W4Weights::kExpanded
                                         ? model::DType::kI8
                                         : w.dtype;
             f.weight_bytes += static_cast<double>(tiled_bytes(w.shape, dt, device.channel_pad, true));
@@ -119,11 +119,11 @@ void finish_layer_features(LayerFeatures& f, const model::LayerGraph& g, const D
   const Structure& s = device.structure;
   // Under relayout_cache_inputs the re-laid copies are cache-sized tensors of the live set too.
   std::vector<model::Vertex> relaid;
-  if (s.relayout_cache_inputs) relaid = add_cache_relayouts(g, device, f);
-  if (s.vtcm_budget_mb > 0) {
-    const LiveSet live = live_set(g, device.channel_pad, static_cast<int64_t>(s.live_min_kb * 1024), relaid);
+  if (s.relayout_cache_inputs()) relaid = add_cache_relayouts(g, device, f);
+  if (s.vtcm_budget_mb() > 0) {
+    const LiveSet live = live_set(g, device.channel_pad, static_cast<int64_t>(s.live_min_kb() * 1024), relaid);
     f.peak_live_bytes = static_cast<double>(live.peak_bytes);
-    apply_vtcm_budget(f, s.vtcm_budget_mb);
+    apply_vtcm_budget(f, s.vtcm_budget_mb());
   }
 }
 

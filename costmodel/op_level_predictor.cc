@@ -19,7 +19,7 @@ Prediction OpLevelPredictor::predict(const model::LayerGraph& graph) const {
   Prediction p = price(lf);
   p.floor_ms = floor_ms(graph);
   // Legality of the graph as written; the lowering is reused unless it folded ops.
-  p.legality = device_.structure.fuse_explicit_softmax ? legality(graph) : check_legality(rules_, graph, lf.ops);
+  p.legality = device_.structure.fuse_explicit_softmax() ? legality(graph) : check_legality(rules_, graph, lf.ops);
   return p;
 }
 

@@ -33,10 +33,16 @@ struct OpCost {
   double ms = 0.0;
 };
 
+// The one interval level: every interval layoutx computes and prints is a two-sided normal
+// interval at 90%, z = kZ90 (z_of_level(kIntervalLevel), as the saved calibrations spell it; a
+// calibration saying another z is refused when read: costmodel/calibration.h).
+inline constexpr double kIntervalLevel = 0.90;
+inline constexpr double kZ90 = 1.645;
+
 struct Prediction {
   double latency_ms = 0.0;          // point estimate for one decode step of this layer
   double low_ms = 0.0, high_ms = 0.0;  // prediction interval
-  double interval_level = 0.90;        // the coverage the interval aims at (e.g. 0.90)
+  double interval_level = kIntervalLevel;  // the coverage the interval aims at
   double floor_ms = 0.0;            // roofline floor: bytes moved / DRAM bandwidth
   std::vector<OpCost> ops;          // per lowered op, sums to latency_ms
   Legality legality;
@@ -58,8 +64,6 @@ struct CoefficientBelief {
 
 // z of a two-sided normal interval of coverage `level` (0.90 -> 1.645).
 double z_of_level(double level);
-// The same for 90%, the level every interval layoutx prints is at.
-inline constexpr double kZ90 = 1.645;
 // P(X < 0) for X ~ N(mean, sd^2); sd 0 gives the step (0.5 at mean 0).
 double normal_below_zero(double mean, double sd);
 

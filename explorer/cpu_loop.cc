@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "costmodel/hypotheses.h"
+#include "costmodel/hypothesis_fit.h"
+#include "costmodel/hypothesis_predictor.h"
 #include "costmodel/legality.h"
 #include "costmodel/op_level_predictor.h"
 #include "costmodel/op_profile_shares.h"

@@ -34,7 +34,7 @@ struct LoopRow {
   double rel_error = 0;     // (predicted - measured) / measured
 };
 
-// One of the device's hypotheses fitted on the calibration subset (costmodel/hypotheses.h).
+// One of the device's hypotheses fitted on the calibration subset (costmodel/hypothesis_fit.h).
 struct LoopHypothesis {
   std::string name;
   double weight = 0, elpd = 0;

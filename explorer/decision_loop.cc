@@ -9,7 +9,8 @@
 #include <sstream>
 
 #include "costmodel/calibration.h"
-#include "costmodel/hypotheses.h"
+#include "costmodel/hypothesis_fit.h"
+#include "costmodel/hypothesis_predictor.h"
 #include "costmodel/op_level_predictor.h"
 #include "costmodel/repeated_timings.h"
 #include "db/costmodel_records.h"

@@ -12,7 +12,7 @@
 // profile the loop asks for later answers with per-op rows, fitted as op shares), and the cost model
 // is calibrated on them alone, so the loop never mixes the real device with a simulated one. The
 // loop decides with what `select` would use: every hypothesis fitted and weighted on the data so
-// far (costmodel/hypotheses.h), so it does not know which structure is true either.
+// far (costmodel/hypothesis_fit.h), so it does not know which structure is true either.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -5,7 +5,7 @@
 #include <map>
 #include <optional>
 
-#include "costmodel/hypotheses.h"
+#include "costmodel/mixture.h"
 #include "explorer/design_space.h"
 #include "model/builder.h"
 #include "support/error.h"

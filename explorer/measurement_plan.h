@@ -10,7 +10,7 @@
 // posterior mean moves along one line in a standard normal z (a_k + b_k z), and the decision
 // taken afterwards is the lowest line.
 //
-// With competing hypotheses of the device (costmodel/hypotheses.h) the belief is their mixture:
+// With competing hypotheses of the device (costmodel/hypothesis_fit.h) the belief is their mixture:
 // each hypothesis is such a model with its weight, a timing is drawn from the mixture, and after
 // it the weights become p(h | timing), so a timing where the hypotheses disagree is worth what
 // telling them apart changes in the decisions.

@@ -20,4 +20,10 @@ std::string hex(uint64_t v, int digits) {
   return std::string(buf + 16 - d);
 }
 
+std::string hash_number(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
 }  // namespace layoutx

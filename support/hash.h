@@ -12,5 +12,7 @@ namespace layoutx {
 uint64_t fnv1a(std::string_view s);
 // The low `digits` hex digits of v (1..16), zero-padded: hex(0xab, 4) == "00ab".
 std::string hex(uint64_t v, int digits);
+// A number as hashed text ("%.9g"): the digits every saved id and source hash spells it with.
+std::string hash_number(double v);
 
 }  // namespace layoutx

@@ -8,7 +8,10 @@
 #include <sstream>
 
 #include "costmodel/calibration_report.h"
-#include "costmodel/hypotheses.h"
+#include "costmodel/hypothesis_fit.h"
+#include "costmodel/hypothesis_predictor.h"
+#include "costmodel/mixture.h"
+#include "costmodel/predictor_factory.h"
 #include "costmodel/hypotheses_document.h"
 #include "costmodel/layer_features.h"
 #include "costmodel/live_set.h"
@@ -169,7 +172,7 @@ TEST(CacheRelayout, OnlyCacheInputsReadInPlaceAreRelaid) {
   auto relayouts = [&](const char* layout, const char* precision, bool relaid) {
     auto g = model::build_layer_graph(m.layer(model::LayerType::kFull, 1024),
                                       model::parse_variant(layout, {std::string("precision=") + precision}));
-    dev.structure.relayout_cache_inputs = relaid;
+    dev.structure.set(Switch::kRelayoutCacheInputs, relaid);
     const LayerFeatures f = featurize_layer(g, dev);
     std::vector<std::pair<std::string, double>> out;
     for (size_t i = 0; i < f.ops.size(); ++i)
@@ -306,6 +309,35 @@ TEST_F(Combined, AnOpOnlySomeHypothesesHaveIsListedInItsPlace) {
   double sum = 0;
   for (const OpCost& c : p.ops) sum += c.ms;
   EXPECT_NEAR(sum, p.latency_ms, 1e-9);
+}
+
+// The featurization cache (costmodel/featurization_cache.h) is exact: switched off, every member
+// featurizes and is priced on its own, and the mixture's figure, interval, row, ops and legality
+// agree with the shared path for every hypothesis on graphs where the switches matter (w4a16
+// weights, an explicit softmax, caches read in place, live sets across the knees).
+TEST_F(Combined, TheFeaturizationCacheSwitchedOffPredictsTheSame) {
+  auto shared = make_predictor(*set_, RuleSet{}, 1.0);
+  auto alone = make_predictor(*set_, RuleSet{}, 1.0);
+  alone->share_featurizations(false);
+  const model::ModelSpec m = model::load_model("spark-x2.5-1.7b");
+  for (const char* layout : {"ring", "roll", "score-join"})
+    for (const char* precision : {"precision=fp16", "precision=w4a16"})
+      for (int ctx : {768, 4096}) {
+        const auto g = model::build_layer_graph(m.layer(model::LayerType::kFull, ctx),
+                                                model::parse_variant(layout, {precision, "softmax=explicit"}));
+        const Prediction a = shared->predict(g), b = alone->predict(g);
+        const std::string at = std::string(layout) + " " + precision + " " + std::to_string(ctx);
+        EXPECT_NEAR(a.latency_ms, b.latency_ms, 1e-12 * a.latency_ms) << at;
+        EXPECT_NEAR(a.high_ms, b.high_ms, 1e-9 * a.high_ms) << at;
+        ASSERT_EQ(a.design_row.size(), b.design_row.size()) << at;
+        for (size_t i = 0; i < a.design_row.size(); ++i) EXPECT_DOUBLE_EQ(a.design_row[i], b.design_row[i]) << at << " " << i;
+        ASSERT_EQ(a.ops.size(), b.ops.size()) << at;
+        for (size_t i = 0; i < a.ops.size(); ++i) {
+          EXPECT_EQ(a.ops[i].name, b.ops[i].name) << at;
+          EXPECT_NEAR(a.ops[i].ms, b.ops[i].ms, 1e-12 * a.latency_ms) << at << " " << a.ops[i].name;
+        }
+        EXPECT_EQ(a.legality.reasons, b.legality.reasons) << at;
+      }
 }
 
 // Hypotheses that differ only in the VTCM knee share one featurization per graph and apply their

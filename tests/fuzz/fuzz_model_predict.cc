@@ -13,7 +13,7 @@
 #include <sstream>
 #include <string>
 
-#include "costmodel/hypotheses.h"
+#include "costmodel/predictor_factory.h"
 #include "model/builder.h"
 #include "model/model_loader.h"
 #include "model/variant.h"

@@ -1,0 +1,130 @@
+#include "costmodel/featurization_cache.h"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+namespace layoutx::costmodel {
+
+namespace {
+
+// What a member's VTCM knee makes of a featurization, as its design row sees it: the spill bytes
+// if it prices them, else only whether the live set is over the knee (the stall's switch).
+std::pair<bool, double> knee_effect(const LayerFeatures& f, const DeviceSpec& d) {
+  const double spill = spill_bytes(f, d.structure.vtcm_budget_mb());
+  const bool per_byte = d.graph_index(Term::kSpill, f.precision) >= 0;
+  return {per_byte, per_byte ? spill : (spill > 0 ? 1.0 : 0.0)};
+}
+
+// The distinct effective structures of the members, in first-seen order.
+struct DistinctStructures {
+  std::vector<Structure> effective;     // member h's effective structure for the graph
+  std::vector<Structure> structures;    // the distinct ones
+  std::vector<size_t> first_member;     // structures[i]'s first member
+  std::vector<size_t> structure_of;     // member h -> its index in structures
+};
+
+DistinctStructures distinct_structures(const model::LayerGraph& graph, const std::vector<const DeviceSpec*>& members) {
+  DistinctStructures s;
+  std::optional<std::pair<double, bool>> reads_in_place;  // (live_min_kb, answer), asked once
+  s.effective.reserve(members.size());
+  for (const DeviceSpec* d : members) {
+    // The structure as it matters for this graph (StructureTable::effective): switches that
+    // change nothing in it are cleared, so hypotheses that differ only there share one
+    // featurization; the VTCM knee is applied per member (knee_effect).
+    GraphFacts facts{graph.variant.precision(), graph.variant.softmax(), [&](double live_min_kb) {
+                       if (!reads_in_place || reads_in_place->first != live_min_kb)
+                         reads_in_place.emplace(live_min_kb,
+                                                !cache_inputs_read_in_place(graph, d->channel_pad, live_min_kb).empty());
+                       return reads_in_place->second;
+                     }};
+    s.effective.push_back(StructureTable::shipped().effective(d->structure, facts));
+  }
+  s.structure_of.resize(members.size());
+  for (size_t h = 0; h < members.size(); ++h) {
+    const Structure& e = s.effective[h];
+    s.structure_of[h] = static_cast<size_t>(std::find(s.structures.begin(), s.structures.end(), e) - s.structures.begin());
+    if (s.structure_of[h] == s.structures.size()) {
+      s.structures.push_back(e);
+      s.first_member.push_back(h);
+    }
+  }
+  return s;
+}
+
+bool same_ops(Structure a, Structure b) {
+  a.set(Switch::kRelayoutCacheInputs, 0);
+  b.set(Switch::kRelayoutCacheInputs, 0);
+  return a == b;
+}
+
+}  // namespace
+
+const std::vector<LoweredOp>* MemberFeatures::unfused_ops() const {
+  const std::vector<LoweredOp>* unfused = nullptr;
+  for (size_t k = 0; k < features.size(); ++k)
+    if (as_written[k]) unfused = &features[k].ops;
+  return unfused;
+}
+
+MemberFeatures FeaturizationCache::featurize(const model::LayerGraph& graph,
+                                             const std::vector<const DeviceSpec*>& members) const {
+  if (enabled_) return shared(graph, members);
+  MemberFeatures m;
+  for (const DeviceSpec* d : members) {
+    m.of_member.push_back(m.features.size());
+    m.features.push_back(featurize_layer(graph, *d));
+    m.as_written.push_back(!d->structure.fuse_explicit_softmax());
+  }
+  return m;
+}
+
+MemberFeatures FeaturizationCache::shared(const model::LayerGraph& graph,
+                                          const std::vector<const DeviceSpec*>& members) const {
+  DistinctStructures s = distinct_structures(graph, members);
+  std::vector<Structure>& structures = s.structures;
+  MemberFeatures m;
+  std::vector<std::pair<bool, double>> knees;  // m.features[k]'s knee_effect
+  // One featurization per distinct effective structure, with the knee of the first member that
+  // has it. Structures that differ only in relayout_cache_inputs share one lowering and op
+  // featurization (featurize_ops); each finishes its own copy (re-laid copies, live set), the
+  // last of them taking it by move.
+  const size_t distinct = structures.size();
+  m.features.reserve(members.size());
+  knees.reserve(members.size());
+  std::vector<std::optional<LayerFeatures>> ops(distinct);  // at the first structure of its kind
+  for (size_t i = 0; i < distinct; ++i) {
+    const DeviceSpec& d = *members[s.first_member[i]];
+    size_t j = 0;
+    while (!same_ops(structures[j], structures[i])) ++j;
+    if (!ops[j]) ops[j] = featurize_ops(graph, d);
+    bool last = true;
+    for (size_t k = i + 1; k < distinct && last; ++k) last = !same_ops(structures[k], structures[i]);
+    LayerFeatures f = last ? std::move(*ops[j]) : *ops[j];
+    finish_layer_features(f, graph, d);  // with d's own knee applied
+    knees.push_back(knee_effect(f, d));
+    m.features.push_back(std::move(f));
+  }
+  // Each member: its structure's featurization; a copy with the member's knee applied where the
+  // knee changes what its row sees.
+  m.of_member.resize(members.size());
+  for (size_t h = 0; h < members.size(); ++h) {
+    const DeviceSpec& d = *members[h];
+    const Structure& e = s.effective[h];
+    const size_t b = s.structure_of[h];
+    const std::pair<bool, double> knee = knee_effect(m.features[b], d);
+    size_t k = b;
+    while (k < structures.size() && !(structures[k] == e && knees[k] == knee)) ++k;
+    if (k == structures.size()) {
+      structures.push_back(e);
+      m.features.push_back(m.features[b]);
+      apply_vtcm_budget(m.features.back(), d.structure.vtcm_budget_mb());
+      knees.push_back(knee);
+    }
+    m.of_member[h] = k;
+  }
+  for (const Structure& e : structures) m.as_written.push_back(!e.fuse_explicit_softmax());
+  return m;
+}
+
+}  // namespace layoutx::costmodel
