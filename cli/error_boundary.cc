@@ -7,6 +7,7 @@
 #include <new>
 
 #include "support/error.h"
+#include "support/progress.h"
 
 namespace layoutx::cli {
 
@@ -20,6 +21,10 @@ int report(const std::string& what) {
 int run_guarded(const std::function<int()>& body) {
   try {
     return body();
+  } catch (const Interrupted&) {
+    // The embedding program asked to stop (Python: Ctrl-C): it raises its own exception.
+    std::cerr << "layoutx: interrupted\n";
+    return kInterruptedStatus;
   } catch (const Error& e) {
     return report(e.what());
   } catch (const std::bad_alloc&) {

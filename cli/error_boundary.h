@@ -7,7 +7,7 @@
 namespace layoutx::cli {
 
 // Runs `body` and returns its status; on an exception prints "layoutx: error: <what>" to stderr
-// and returns 2. layoutx::Error carries the file/line/key itself; the others (std::bad_alloc,
+// and returns 2 (layoutx::Interrupted, support/progress.h: kInterruptedStatus, 130). layoutx::Error carries the file/line/key itself; the others (std::bad_alloc,
 // YAML::Exception, std::filesystem_error, other std::exception, anything else) are last resorts:
 // library code wraps third-party exceptions where they arise, so reaching one here is a bug
 // worth reporting, and the message says what kind it was.

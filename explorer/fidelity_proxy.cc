@@ -1,13 +1,16 @@
 #include "explorer/fidelity_proxy.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 
 #include "model/limits.h"
+#include "model/numerics/checkpoints.h"
 #include "model/tensor_budget.h"
 #include "support/disk_memo.h"
+#include "support/progress.h"
 
 namespace layoutx::explorer {
 
@@ -42,6 +45,10 @@ std::string fidelity_skip_note(const model::ModelSpec& m, int ctx, const Fidelit
   return note;
 }
 
+std::string fidelity_code_stamp() {
+  return "fidelity code " + std::to_string(kFidelityCodeVersion) + " " + cpu_stamp();
+}
+
 std::string quant_description(const model::numerics::QuantOptions& q) {
   const int b = model::numerics::block_size(q.w4);
   std::string s = "w8 per channel, w4 " + (b ? "block " + std::to_string(b) + " (LPBQ)" : std::string("per channel"));
@@ -52,6 +59,10 @@ std::string quant_description(const model::numerics::QuantOptions& q) {
 }
 
 namespace {
+
+double monotonic_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 // A figure as text that reads back as the same double (inf and nan included).
 std::string exact_text(double v) {
@@ -97,16 +108,21 @@ class NumericsOracle : public FidelityOracle {
     std::optional<double> snr;
     if (auto saved = disk_.get(key)) snr = parse_exact(*saved);
     if (!snr) {
-      snr = model::numerics::fidelity_snr_db(proxy, v, history, kSeed, quant_);
+      snr = compute(proxy, v, history);
       disk_.put(key, exact_text(*snr));
     }
     memo_.emplace(key, *snr);
     return *snr;
   }
   std::string describe() const override {
-    const std::string history = steps_ ? std::to_string(steps_) + " seeded decode steps"
-                                       : "a seeded history filling the window (window + 8 decode steps; full layers 520 "
-                                         "or their context)";
+    namespace nx = model::numerics;
+    const std::string history =
+        (steps_ ? std::to_string(steps_) + " seeded decode steps"
+                : std::string("a seeded history filling the window (window + 8 decode steps; full layers 520 "
+                              "or their context)")) +
+        ", every step of one up to " + std::to_string(nx::kDenseHistory) + " steps, else " +
+        std::to_string(nx::kSegments) + " segments of " + std::to_string(nx::kSegmentSteps) +
+        " steps spread evenly (the last ending it; the steps between hand on their K/V entries)";
     return "SNR of the layer output vs the float64 reference over " + history + ", precision simulated (" +
            quant_description(quant_) + "), on a proxy layer (same attention, hidden and MLP widths /" +
            std::to_string(kProxyShrink) + "); skipped (no floor) for a layer caching more than " +
@@ -115,7 +131,25 @@ class NumericsOracle : public FidelityOracle {
   }
 
  private:
+  // One figure, with a progress line once the check has taken more than a second.
+  double compute(const model::LayerSpec& proxy, const model::Variant& v, int history) {
+    if (computed_ == 0) started_ = monotonic_seconds();
+    const double before = monotonic_seconds();
+    const double snr = model::numerics::fidelity_snr_db(proxy, v, history, kSeed, quant_);
+    ++computed_;
+    const double now = monotonic_seconds();
+    if (now - started_ > 1.0) {
+      char line[512];
+      std::snprintf(line, sizeof line, "layoutx: fidelity check: %s layer %s: %.2f dB in %.1f s (%d computed, %.1f s)",
+                    model::to_string(proxy.type), v.key().c_str(), snr, now - before, computed_, now - started_);
+      progress_line(line);
+    }
+    return snr;
+  }
+
   static constexpr uint64_t kSeed = 1;
+  int computed_ = 0;      // figures computed (not read from a memo) by this oracle
+  double started_ = 0;    // monotonic seconds when the first began
   int steps_;  // 0: fidelity_history
   model::numerics::QuantOptions quant_;
   std::map<std::string, double> memo_;
@@ -125,7 +159,7 @@ class NumericsOracle : public FidelityOracle {
 }  // namespace
 
 std::unique_ptr<FidelityOracle> make_numerics_oracle(int steps, const model::numerics::QuantOptions& quant) {
-  return make_numerics_oracle(steps, quant, DiskMemo(user_cache_folder("fidelity"), code_stamp()));
+  return make_numerics_oracle(steps, quant, DiskMemo(user_cache_folder("fidelity"), fidelity_code_stamp()));
 }
 
 std::unique_ptr<FidelityOracle> make_numerics_oracle(int steps, const model::numerics::QuantOptions& quant,

@@ -78,12 +78,17 @@ std::string code_stamp() {
   struct stat st {};
   if (::stat(file.c_str(), &st) != 0) return "";
   std::ostringstream s;
-  s << file.string() << ' ' << st.st_size << ' ' << st.st_mtim.tv_sec << '.' << st.st_mtim.tv_nsec;
+  s << file.string() << ' ' << st.st_size << ' ' << st.st_mtim.tv_sec << '.' << st.st_mtim.tv_nsec << ' '
+    << cpu_stamp();
+  return s.str();
+}
+
+std::string cpu_stamp() {
   // glibc's libm picks its exp/log/erf variants by these CPU features (ifuncs), so a home folder
   // shared by two machines must not mix their figures.
   __builtin_cpu_init();
-  s << " fma " << (__builtin_cpu_supports("fma") ? 1 : 0) << " avx2 " << (__builtin_cpu_supports("avx2") ? 1 : 0);
-  return s.str();
+  return std::string("fma ") + (__builtin_cpu_supports("fma") ? "1" : "0") + " avx2 " +
+         (__builtin_cpu_supports("avx2") ? "1" : "0");
 }
 
 }  // namespace layoutx

@@ -37,4 +37,9 @@ std::optional<std::filesystem::path> user_cache_folder(std::string_view name);
 // computed by other code.
 std::string code_stamp();
 
+// The part of code_stamp that is not the file: the CPU features libm's variants depend on. A
+// memo whose values are shared by every build that computes them the same way (the CLI and the
+// Python module) stamps them with its own version of that computation and this.
+std::string cpu_stamp();
+
 }  // namespace layoutx

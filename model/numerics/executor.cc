@@ -140,6 +140,7 @@ void Executor<T>::init() {
   half_exact_.assign(n, false);
   range_.assign(n, nullptr);
   record_.assign(n, nullptr);
+  needed_.assign(n, true);
   ErrorList errors;
   for (Vertex v : order_) {
     const Operands ops = graph_.operands(v);
@@ -180,6 +181,24 @@ void Executor<T>::init() {
 }
 
 template <typename T>
+void Executor<T>::keep_only(std::initializer_list<Role> keep) {
+  std::fill(needed_.begin(), needed_.end(), false);
+  std::vector<Vertex> todo;
+  for (Role role : keep) {
+    auto it = std::find_if(outputs_.begin(), outputs_.end(), [&](const auto& o) { return o.first == role; });
+    if (it == outputs_.end()) throw Error(std::string("executor: the graph has no output ") + role_name(role));
+    todo.push_back(it->second);
+  }
+  while (!todo.empty()) {
+    const Vertex v = todo.back();
+    todo.pop_back();
+    if (needed_[v]) continue;
+    needed_[v] = true;
+    for (Vertex u : operands_[v]) todo.push_back(u);
+  }
+}
+
+template <typename T>
 bool Executor<T>::changes_values(Vertex v) const {
   if (!options_.simulate_precision) return false;
   const DType d = graph_.op(v).dtype;
@@ -204,6 +223,7 @@ void Executor<T>::step(const RoleTensors<T>& inputs, std::initializer_list<Role>
   for (Vertex v : order_) {
     const OpNode& node = graph_.op(v);
     if (node.kind == OpKind::kWeight || node.kind == OpKind::kConstant) continue;  // prepared once
+    if (!needed_[v]) continue;
     if (node.kind == OpKind::kInput) {
       bind_input(v, inputs, std::find(in_dtype.begin(), in_dtype.end(), node.role) != in_dtype.end());
       continue;

@@ -75,6 +75,11 @@ class Executor {
   RoleTensors<T> outputs() const;
 
   const LayerGraph& graph() const { return graph_; }
+  // From now on step() computes only what the Output roles `keep` need (their ancestors) and
+  // binds only the inputs they read; the other outputs keep stale values. The roles must be
+  // outputs of the graph (throws Error otherwise). Used to compute a token's new K/V entry
+  // without its attention and MLP.
+  void keep_only(std::initializer_list<Role> keep);
   // Calibration (options.record): whether the next steps widen the recorded ranges (default on).
   void set_recording(bool on) { recording_ = on; }
 
@@ -109,6 +114,7 @@ class Executor {
   std::vector<U16Range*> record_;       // per vertex: where calibration widens its range, or null
   bool recording_ = true;
   std::vector<std::pair<Role, Vertex>> outputs_;
+  std::vector<bool> needed_;  // per vertex: evaluated by step() (all unless keep_only)
 };
 
 extern template class Executor<float>;

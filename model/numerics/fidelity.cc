@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "model/builder.h"
+#include "model/numerics/checkpoints.h"
 #include "model/numerics/prepared_weights.h"
 #include "model/numerics/reference.h"
 #include "support/error.h"
@@ -88,9 +89,10 @@ namespace {
 // The variant over hidden_in with the precision simulated as the toolchain quantizes it:
 // calibrate the activation ranges on `exact` (weights prepared without simulation), then run on
 // `simulated`.
+// Outputs at the steps of `segments` (checkpoints.h) of hidden_in.
 template <typename T>
 Sequence run_quantized(const LayerGraph& g, PreparedWeights<T>& exact, PreparedWeights<T>& simulated,
-                       const Sequence& hidden_in, const QuantOptions& quant) {
+                       const Sequence& hidden_in, const QuantOptions& quant, const std::vector<Segment>& segments) {
   SimOptions opt;
   opt.simulate_precision = true;
   opt.quantizer = quant.w4;
@@ -101,7 +103,7 @@ Sequence run_quantized(const LayerGraph& g, PreparedWeights<T>& exact, PreparedW
                                       quant.calibration_steps, opt);
     opt.ranges = &ranges;
   }
-  return simulate<T>(g, simulated, hidden_in, opt);
+  return simulate_segments<T>(g, simulated, hidden_in, segments, opt);
 }
 
 template <typename T>
@@ -109,7 +111,7 @@ Sequence run_variant_as(const LayerGraph& g, const LayerWeights& weights, const 
                         bool simulate_precision, const QuantOptions& quant) {
   if (!simulate_precision) return simulate<T>(g, weights, hidden_in, SimOptions{});
   PreparedWeights<T> exact(weights, false), simulated(weights, true);
-  return run_quantized<T>(g, exact, simulated, hidden_in, quant);
+  return run_quantized<T>(g, exact, simulated, hidden_in, quant, {Segment{0, static_cast<int>(hidden_in.size())}});
 }
 
 }  // namespace
@@ -132,7 +134,8 @@ namespace {
 // - WeightSet: the seeded weights of one set of weight shapes (they depend on nothing else of
 //   the layer: sliding and full layers of a model, at every context, share them) and their
 //   float32 preparation with the precision simulated (quantized once per dtype, not per variant).
-// - ReferenceRun: the inputs and float64 reference outputs of one (layer, steps, seed).
+// - ReferenceRun: the inputs and float64 reference outputs (at the checkpoints) of one
+//   (layer, steps, seed).
 struct WeightSet {
   explicit WeightSet(LayerWeights w) : weights(std::move(w)), prepared(weights, true), exact(weights, false) {}
   const LayerWeights weights;
@@ -142,7 +145,9 @@ struct WeightSet {
 
 struct ReferenceRun {
   std::shared_ptr<const WeightSet> weights;
-  Sequence in, ref;
+  std::vector<Segment> segments;  // checkpoint_segments(steps)
+  Sequence in;                    // every step's input
+  Sequence measured_in, ref;      // at the measured steps
 };
 
 std::string weights_key(const LayerSpec& L, uint64_t seed) {
@@ -194,8 +199,11 @@ std::shared_ptr<const ReferenceRun> reference_run(const LayerSpec& layer, int st
     auto run = std::make_shared<ReferenceRun>();
     run->weights = weight_sets.get(weights_key(layer, seed),
                                    [&] { return std::make_shared<const WeightSet>(seeded_weights(layer, seed)); });
+    run->segments = checkpoint_segments(steps);
     run->in = token_inputs(layer.hidden, steps, seed);
-    run->ref = run_reference(layer, run->weights->weights, run->in);
+    const std::vector<int> measured = measured_steps(run->segments);
+    for (int t : measured) run->measured_in.push_back(run->in[t]);
+    run->ref = run_reference_at(layer, run->weights->weights, run->in, measured);
     return run;
   });
 }
@@ -208,7 +216,8 @@ Fidelity variant_fidelity(const LayerSpec& layer, const Variant& variant, int st
   const LayerGraph g = build_layer_graph(layer, variant);
   QuantOptions q = quant;
   q.calibration_seed = seed;
-  return compare(r->ref, run_quantized<float>(g, r->weights->exact, r->weights->prepared, r->in, q), r->in);
+  return compare(r->ref, run_quantized<float>(g, r->weights->exact, r->weights->prepared, r->in, q, r->segments),
+                 r->measured_in);
 }
 
 int fidelity_history(const LayerSpec& layer) {

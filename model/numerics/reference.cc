@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "support/error.h"
+#include "support/progress.h"
 
 namespace layoutx::model::numerics {
 
@@ -94,16 +95,16 @@ ReferenceLayer::ReferenceLayer(const LayerSpec& layer, const LayerWeights& weigh
   check_weights(layer, weights, "reference");
 }
 
-std::vector<double> ReferenceLayer::step(const std::vector<double>& x) {
+void ReferenceLayer::project(const std::vector<double>& x, std::vector<double>& xn, std::vector<double>& qkv) {
   const LayerSpec& L = layer_;
-  const int nh = L.heads, kv = L.kv_heads, D = L.head_dim, G = L.group(), r = L.rope.rotary_dims;
+  const int nh = L.heads, kv = L.kv_heads, D = L.head_dim, r = L.rope.rotary_dims;
   const int64_t pos = static_cast<int64_t>(keys_.size());
   if (static_cast<int>(x.size()) != L.hidden) throw Error("reference: hidden state of the wrong size");
 
   // Attention block.
   const LayerStructure& S = L.structure;
-  const auto xn = family_norm(x, w_.at(Role::kInputNorm), L.rms_eps, S.norm);
-  std::vector<double> qkv;
+  xn = family_norm(x, w_.at(Role::kInputNorm), L.rms_eps, S.norm);
+  qkv.clear();
   if (S.qkv_fused) {
     qkv = linear(xn, w_.at(Role::kQkv));
   } else {
@@ -130,6 +131,21 @@ std::vector<double> ReferenceLayer::step(const std::vector<double>& x) {
   }
   keys_.emplace_back(k, k + kv * D);
   values_.emplace_back(v, v + kv * D);
+}
+
+void ReferenceLayer::append(const std::vector<double>& x) {
+  std::vector<double> xn, qkv;
+  project(x, xn, qkv);
+}
+
+std::vector<double> ReferenceLayer::step(const std::vector<double>& x) {
+  const LayerSpec& L = layer_;
+  const int nh = L.heads, D = L.head_dim, G = L.group();
+  const int64_t pos = static_cast<int64_t>(keys_.size());
+  const LayerStructure& S = L.structure;
+  std::vector<double> xn, qkv;
+  project(x, xn, qkv);
+  const double* q = qkv.data();
 
   // Keys this query sees: sliding, the last W positions including its own; full, all.
   const int64_t first = L.type == LayerType::kSliding ? std::max<int64_t>(0, pos - L.window + 1) : 0;
@@ -182,6 +198,25 @@ Sequence run_reference(const LayerSpec& layer, const LayerWeights& weights, cons
   Sequence out;
   out.reserve(hidden_in.size());
   for (const auto& x : hidden_in) out.push_back(ref.step(x));
+  return out;
+}
+
+Sequence run_reference_at(const LayerSpec& layer, const LayerWeights& weights, const Sequence& hidden_in,
+                          const std::vector<int>& measured) {
+  ReferenceLayer ref(layer, weights);
+  Sequence out;
+  out.reserve(measured.size());
+  size_t next = 0;  // the next measured step
+  const int last = measured.empty() ? 0 : measured.back() + 1;
+  for (int t = 0; t < last; ++t) {
+    if (t % 64 == 0) progress_tick();
+    if (next < measured.size() && measured[next] == t) {
+      out.push_back(ref.step(hidden_in[t]));
+      ++next;
+    } else {
+      ref.append(hidden_in[t]);
+    }
+  }
   return out;
 }
 

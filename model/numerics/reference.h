@@ -18,8 +18,12 @@ class ReferenceLayer {
   ReferenceLayer(const LayerSpec& layer, const LayerWeights& weights);
   // The next token (position = tokens seen so far): returns its hidden output.
   std::vector<double> step(const std::vector<double>& x);
+  // The next token's K/V only (what a later step reads of it), without its attention and MLP.
+  void append(const std::vector<double>& x);
 
  private:
+  // The token's normed input and [q | k | v] (q and k normed and rotated); appends its K/V.
+  void project(const std::vector<double>& x, std::vector<double>& xn, std::vector<double>& qkv);
   LayerSpec layer_;
   const LayerWeights& w_;
   std::vector<std::vector<double>> keys_, values_;  // per position: [kv_heads * head_dim], rotated keys
@@ -27,5 +31,9 @@ class ReferenceLayer {
 
 // The reference over a token sequence: hidden_out per step.
 Sequence run_reference(const LayerSpec& layer, const LayerWeights& weights, const Sequence& hidden_in);
+// The same outputs at the `measured` steps only (ascending): the steps between contribute
+// their K/V alone.
+Sequence run_reference_at(const LayerSpec& layer, const LayerWeights& weights, const Sequence& hidden_in,
+                          const std::vector<int>& measured);
 
 }  // namespace layoutx::model::numerics
