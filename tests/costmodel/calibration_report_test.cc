@@ -5,7 +5,7 @@
 
 #include "costmodel/calibration_report.h"
 #include "costmodel/device_spec.h"
-#include "costmodel/hypotheses.h"
+#include "costmodel/hypothesis_fit.h"
 #include "costmodel/measurements.h"
 
 namespace layoutx::costmodel {
