@@ -9,15 +9,38 @@
 
 #include "cli/app.h"
 #include "emit/ort_runner.h"
+#include "support/progress.h"
 
 namespace py = pybind11;
 
 namespace {
 
+// While a call runs: progress lines go to sys.stderr at once (not with the captured stderr at the
+// end), and Ctrl-C stops a long computation (the fidelity check) at its next tick: the call
+// then raises KeyboardInterrupt.
+class PythonProgress {
+ public:
+  PythonProgress()
+      : previous_(layoutx::set_progress_hooks(
+            {.line = [](const std::string& line) { py::module_::import("sys").attr("stderr").attr("write")(line + "\n"); },
+             .tick = [] {
+               if (PyErr_CheckSignals() != 0) throw layoutx::Interrupted();
+             }})) {}
+  ~PythonProgress() { layoutx::set_progress_hooks(std::move(previous_)); }
+
+ private:
+  layoutx::ProgressHooks previous_;
+};
+
 // (exit status, standard output, standard error) of `layoutx ARGS...`.
 py::tuple run(const std::vector<std::string>& args) {
   std::ostringstream out, err;
-  int status = layoutx::cli::run_layoutx(args, out, err);
+  int status;
+  {
+    PythonProgress progress;
+    status = layoutx::cli::run_layoutx(args, out, err);
+  }
+  if (status == layoutx::kInterruptedStatus && PyErr_Occurred()) throw py::error_already_set();
   return py::make_tuple(status, py::bytes(out.str()).attr("decode")("utf-8"),
                         py::bytes(err.str()).attr("decode")("utf-8"));
 }

@@ -25,8 +25,22 @@ class Error(Exception):
 
 
 def run(*args):
-    """Runs ``layoutx ARGS...`` in process: returns (exit status, stdout, stderr) as text."""
-    return _layoutx.run([str(a) for a in args])
+    """Runs ``layoutx ARGS...`` in process: returns (exit status, stdout, stderr) as text.
+
+    The arguments are given one by one (``run("select", "--json")``) or as one list or tuple
+    (``run(["select", "--json"])``). Ctrl-C stops a long check with KeyboardInterrupt."""
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        args = tuple(args[0])
+    return _layoutx.run(_checked([str(a) for a in args]))
+
+
+def _checked(args):
+    """The argument list, with a TypeError or ValueError for what the command line cannot take."""
+    for i, a in enumerate(args):
+        if "\0" in a:
+            raise ValueError(f"argument {i + 1} ({a.split(chr(0))[0]!r}...) contains a NUL character, "
+                             "which no command-line argument can hold")
+    return args
 
 
 def _python_name(flag):
@@ -45,6 +59,9 @@ def _arguments(verb, options, kwargs):
         if o["positional"]:
             positionals += [str(v) for v in (value if isinstance(value, (list, tuple)) else [value])]
         elif o["flag"]:
+            if not isinstance(value, bool):
+                raise TypeError(f"{name}: takes True or False (the flag --{o['name']}), "
+                                f"got {type(value).__name__} {value!r}")
             if value:
                 args.append("--" + o["name"])
         else:
@@ -57,7 +74,7 @@ def _arguments(verb, options, kwargs):
 
 
 def _call(verb, options, kwargs):
-    status, out, err = _layoutx.run(_arguments(verb, options, kwargs))
+    status, out, err = _layoutx.run(_checked(_arguments(verb, options, kwargs)))
     if status == 2:
         raise Error(err.strip())
     if err:

@@ -126,6 +126,63 @@ class Verbs(unittest.TestCase):
                 self.assertEqual(str(raised.exception), err.strip())
                 print(f"  {verb:<9} layoutx.Error: {str(raised.exception).splitlines()[0]}")
 
+    def test_a_flag_takes_only_a_bool(self):
+        # 'false' is a true value in Python: it must not turn the flag on.
+        for value in ("false", 0, 1, "yes"):
+            with self.subTest(value=value), self.assertRaises(TypeError) as raised:
+                layoutx.select(no_fidelity=value, ctx=[1024])
+            self.assertIn("no_fidelity: takes True or False", str(raised.exception))
+
+    def test_run_takes_a_list_as_the_command_line(self):
+        one_by_one = layoutx.run("select", "--no-fidelity", "--ctx", 1024, "--json")
+        self.assertEqual(one_by_one[0], 0, one_by_one[2])
+        self.assertEqual(layoutx.run(["select", "--no-fidelity", "--ctx", 1024, "--json"]), one_by_one)
+        self.assertEqual(layoutx.run(("select", "--no-fidelity", "--ctx", 1024, "--json")), one_by_one)
+
+    def test_a_nul_in_an_argument_is_refused(self):
+        with self.assertRaises(ValueError) as raised:
+            layoutx.run("select", "--model", "con\0fig.yaml")
+        self.assertIn("argument 3 ('con'...) contains a NUL character", str(raised.exception))
+        with self.assertRaises(ValueError):
+            layoutx.select(model="con\0fig.yaml", no_fidelity=True)
+
+    def test_the_cli_and_python_share_the_fidelity_memo(self):
+        cache = tempfile.mkdtemp(prefix="layoutx-memo-", dir=self.work)
+        env = dict(ENV, LAYOUTX_CACHE_DIR=cache)
+        p = subprocess.run([BIN, "select", "--model", SMALL, "--ctx", "32", "--json"], capture_output=True,
+                           text=True, env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        folder = os.path.join(cache, "fidelity")
+        stamps = {f: os.stat(os.path.join(folder, f)).st_mtime_ns for f in os.listdir(folder)}
+        self.assertTrue(stamps)
+        # The module is another file than the executable: it reads the same figures, writes none.
+        line = f"import layoutx, json; print(json.dumps(layoutx.select(model={SMALL!r}, ctx=[32])))"
+        py = subprocess.run([sys.executable, "-c", line], capture_output=True, text=True, env=env, check=True)
+        self.assertEqual(json.loads(py.stdout), json.loads(p.stdout))
+        self.assertEqual({f: os.stat(os.path.join(folder, f)).st_mtime_ns for f in os.listdir(folder)}, stamps)
+
+    def test_ctrl_c_stops_the_fidelity_check(self):
+        # A cold fp16 check of Mistral's 4096-token window computes about 35 figures, one memo
+        # file each as it goes; SIGINT a second in must raise KeyboardInterrupt out of the call
+        # (not layoutx.Error, not a finished document) and stop the check there: a handful of
+        # figures at most, where an interrupt honoured only at the end would leave them all.
+        script = (
+            "import layoutx, os, signal, threading\n"
+            "threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()\n"
+            "try:\n"
+            f"    layoutx.select(model={os.path.join(HERE, '..', 'fixtures', 'hf', 'mistral-7b.json')!r}, "
+            "ctx=[8192], precision='fp16')\n"
+            "    print('finished')\n"
+            "except KeyboardInterrupt:\n"
+            "    print('interrupted')\n")
+        cache = tempfile.mkdtemp(prefix="layoutx-cache-", dir=self.work)
+        p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           env=dict(ENV, LAYOUTX_CACHE_DIR=cache), timeout=240)
+        self.assertEqual(p.stdout.strip(), "interrupted", p.stderr)
+        folder = os.path.join(cache, "fidelity")
+        figures = len(os.listdir(folder)) if os.path.isdir(folder) else 0
+        self.assertLess(figures, 8, f"{figures} figures were computed after the interrupt")
+
     def test_help_reads_like_the_cli(self):
         for spec in layoutx._layoutx.verbs():
             with self.subTest(verb=spec["name"]):
