@@ -21,11 +21,6 @@ namespace {
 
 std::string describe_errno(int e) { return std::strerror(e); }
 
-fs::path folder_of(const fs::path& target) {
-  fs::path dir = target.parent_path();
-  return dir.empty() ? fs::path(".") : dir;
-}
-
 // Writes all of `data` to `fd`, retrying short writes and EINTR.
 bool write_all(int fd, std::string_view data) {
   const char* p = data.data();

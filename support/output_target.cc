@@ -17,11 +17,6 @@ std::string with_flag(std::string_view flag, const std::string& text) {
   return flag.empty() ? text : std::string(flag) + ": " + text;
 }
 
-fs::path folder_of(const fs::path& p) {
-  fs::path dir = p.parent_path();
-  return dir.empty() ? fs::path(".") : dir;
-}
-
 std::string kind_of(mode_t m) {
   if (S_ISREG(m)) return "a regular file";
   if (S_ISDIR(m)) return "a folder";
@@ -81,6 +76,11 @@ fs::path canonical_or_throw(const fs::path& target, const std::string& shown) {
 }
 
 }  // namespace
+
+fs::path folder_of(const fs::path& p) {
+  fs::path dir = p.parent_path();
+  return dir.empty() ? fs::path(".") : dir;
+}
 
 std::string node_kind(const fs::path& p) {
   struct stat st;

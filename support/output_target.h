@@ -36,6 +36,10 @@ void check_directory_target(const std::filesystem::path& dir);
 // exists and is not a writable folder. For working and staging folders, not for outputs.
 void ensure_directory(const std::filesystem::path& dir);
 
+// The folder that holds `p`: its parent, or "." for a bare file name (where an output and its
+// temporary or staging sibling are made).
+std::filesystem::path folder_of(const std::filesystem::path& p);
+
 // What a file-system node is, in words, for a message: "a character device", "a FIFO" ...
 std::string node_kind(const std::filesystem::path& p);
 
