@@ -6,6 +6,7 @@
 
 #include "cli/choice_output.h"
 #include "cli/svg_chart.h"
+#include "db/history_groups.h"
 #include "model/variant.h"
 #include "support/atomic_file.h"
 
@@ -33,18 +34,58 @@ std::string key_title(const db::MeasurementKey& k) {
          k.model + ", " + k.boundary + ")";
 }
 
-// 1. One key's history against its prediction: points in ingest order, the interval as a band,
-//    regressions (slower than the previous by more than the tolerance, or above the interval) red.
+// The page's bounds, whatever the database holds: a history plot draws at most kMaxPlotGroups
+// shapes (groups of consecutive measurements beyond that, db/history_groups.h), at most
+// kMaxHistoryCharts keys are plotted and kMaxTableRows listed (regressed keys first); the page
+// says what it left out. At most about 48 KB a plot and 0.4 KB a row: under 3 MB for any database
+// (2.3 MB for a million measurements over 612 keys, tests/report/html_report_browser.py).
+constexpr size_t kMaxPlotGroups = 120, kMaxHistoryCharts = 48, kMaxTableRows = 400;
+
+// Whether each measurement of a key is a regression: slower than the previous by more than the
+// tolerance, or the latest above the prediction interval.
+std::vector<bool> regressed_measurements(const db::RegressRow& row, double tolerance) {
+  const size_t n = row.history_ms.size();
+  std::vector<bool> bad(n, false);
+  for (size_t i = 1; i < n; ++i) {
+    const double prev = row.history_ms[i - 1];
+    bad[i] = prev > 0 && (row.history_ms[i] - prev) / prev > tolerance;
+  }
+  if (n && row.predicted && row.history_ms[n - 1] > row.predicted->high_ms) bad[n - 1] = true;
+  return bad;
+}
+
+std::string group_tip(const db::HistoryGroup& g) {
+  if (g.count == 1)
+    return "#" + std::to_string(g.first + 1) + ": " + fixed(g.median_ms, 3) + " ms, ingested " + g.first_at +
+           (g.regressions ? " (regression)" : "");
+  return "#" + std::to_string(g.first + 1) + "-" + std::to_string(g.last + 1) + " (" + std::to_string(g.count) +
+         " measurements, ingested " + g.first_at + " to " + g.last_at + "): median " + fixed(g.median_ms, 3) +
+         " ms, 10-90% [" + fixed(g.p10_ms, 3) + ", " + fixed(g.p90_ms, 3) + "], min " + fixed(g.min_ms, 3) + ", max " +
+         fixed(g.max_ms, 3) + (g.regressions ? ", " + std::to_string(g.regressions) + " regressions" : "");
+}
+
+// 1. One key's history against its prediction: measurements in ingest order (or, past
+//    kMaxPlotGroups of them, groups of consecutive ones: median with a 10-90% bar), the interval
+//    as a band, regressions red.
 std::string history_chart(const db::RegressRow& row, double tolerance, size_t index) {
   const size_t n = row.history_ms.size();
+  const auto groups = db::group_history(row.history_ms, row.history_at, regressed_measurements(row, tolerance), kMaxPlotGroups);
+  const bool grouped = groups.size() < n;
   double lo = *std::min_element(row.history_ms.begin(), row.history_ms.end());
   double hi = *std::max_element(row.history_ms.begin(), row.history_ms.end());
+  if (grouped) {  // the bars, not the outliers, set the scale
+    lo = hi = groups.front().median_ms;
+    for (const auto& g : groups) lo = std::min(lo, g.p10_ms), hi = std::max(hi, g.p90_ms);
+  }
   if (row.predicted) {
     lo = std::min(lo, row.predicted->low_ms);
     hi = std::max(hi, row.predicted->high_ms);
   }
   auto [ylo, yhi] = padded_range(lo, hi, true);
-  ChartAxis x{"measurement # (ingest order)", 0.5, static_cast<double>(n) + 0.5, {}};
+  ChartAxis x{grouped ? "measurement # (ingest order; median and 10-90% of " + std::to_string(groups.front().count) +
+                            " a point)"
+                      : "measurement # (ingest order)",
+              0.5, static_cast<double>(n) + 0.5, {}};
   const size_t step = n <= 12 ? 1 : (n + 11) / 12;  // whole-number ticks, at most about 12
   for (size_t i = 1; i <= n; i += step) x.categories.emplace_back(static_cast<double>(i), std::to_string(i));
   SvgChart c("history-" + std::to_string(index), key_title(row.key), x, {"latency (ms)", ylo, yhi, {}}, 640, 260);
@@ -54,21 +95,36 @@ std::string history_chart(const db::RegressRow& row, double tolerance, size_t in
            "90% interval");
     c.line(xs, {row.predicted->ms, row.predicted->ms}, kPredicted, "predicted (" + row.predicted->calibration_id + ")", true);
   }
-  std::vector<double> ox, oy, rx, ry;
+  std::vector<double> ox, oy, rx, ry, bx, blo, bhi;
   std::vector<std::string> ot, rt;
-  for (size_t i = 0; i < n; ++i) {
-    const double ms = row.history_ms[i];
-    bool bad = i > 0 && row.history_ms[i - 1] > 0 && (ms - row.history_ms[i - 1]) / row.history_ms[i - 1] > tolerance;
-    if (i + 1 == n && row.predicted && ms > row.predicted->high_ms) bad = true;
-    const std::string tip = "#" + std::to_string(i + 1) + ": " + fixed(ms, 3) + " ms, ingested " +
-                            (i < row.history_at.size() ? row.history_at[i] : "?");
-    (bad ? rx : ox).push_back(static_cast<double>(i + 1));
-    (bad ? ry : oy).push_back(ms);
-    (bad ? rt : ot).push_back(tip + (bad ? " (regression)" : ""));
+  for (size_t k = 0; k < groups.size(); ++k) {
+    const auto& g = groups[k];
+    const double xi = static_cast<double>(g.first + g.last) / 2 + 1;
+    // A group is red when its median is slower than the previous group's by more than the
+    // tolerance (one measurement a group: exactly the per-measurement rule), and the last group
+    // when the key's verdict is a regression; single slow measurements inside a group of noisy
+    // ones are counted in its tip, not painted.
+    const double prev = k ? groups[k - 1].median_ms : 0;
+    const bool bad = (prev > 0 && (g.median_ms - prev) / prev > tolerance) ||
+                     (k + 1 == groups.size() && (grouped ? row.regression : g.regressions > 0));
+    (bad ? rx : ox).push_back(xi);
+    (bad ? ry : oy).push_back(g.median_ms);
+    (bad ? rt : ot).push_back(group_tip(g));
+    if (grouped) bx.push_back(xi), blo.push_back(g.p10_ms), bhi.push_back(g.p90_ms);
   }
-  c.points(ox, oy, kMeasured, "measured", ot);
-  if (!rx.empty()) c.points(rx, ry, kRegression, "regression", rt, 6);
+  c.error_bars(bx, blo, bhi, kMeasured);
+  c.points(ox, oy, kMeasured, grouped ? "measured (median, 10-90%)" : "measured", ot, grouped ? 3 : 4);
+  if (!rx.empty()) c.points(rx, ry, kRegression, grouped ? "slower group (regression)" : "regression", rt, 6);
   return c.svg();
+}
+
+// The keys plotted (or listed): regressed ones first, then the others, in the db's order, at most `cap`.
+std::vector<const db::RegressRow*> first_keys(const std::vector<db::RegressRow>& rows, size_t cap) {
+  std::vector<const db::RegressRow*> out;
+  for (bool regressed : {true, false})
+    for (const auto& r : rows)
+      if (r.regression == regressed && out.size() < cap) out.push_back(&r);
+  return out;
 }
 
 // 2. Calibration error over time: mean |predicted - measured| / measured of each calibration's
@@ -196,10 +252,18 @@ std::string render_html_report(const HtmlReportInput& in) {
        std::to_string(in.regress.rows.size()) + " keys, " + std::to_string(regressions) +
        " regressed (slower than the previous measurement by more than " + fixed(100 * in.tolerance, 1) +
        "%, or the latest above the prediction interval).</p>\n<div class=\"grid\">\n";
-  for (size_t i = 0; i < in.regress.rows.size(); ++i) h += history_chart(in.regress.rows[i], in.tolerance, i);
-  h += "</div>\n<table><tr><th>key</th><th>n</th><th>latest ms</th><th>predicted ms [interval]</th><th>vs prediction</th>"
+  const auto plotted = first_keys(in.regress.rows, kMaxHistoryCharts);
+  for (size_t i = 0; i < plotted.size(); ++i) h += history_chart(*plotted[i], in.tolerance, i);
+  h += "</div>\n";
+  if (plotted.size() < in.regress.rows.size())
+    h += "<p class=\"capped\">" + std::to_string(plotted.size()) + " of " + std::to_string(in.regress.rows.size()) +
+         " keys plotted (regressed ones first; at most " + std::to_string(kMaxHistoryCharts) +
+         "); <code>layoutx regress --json</code> lists every key.</p>\n";
+  h += "<table><tr><th>key</th><th>n</th><th>latest ms</th><th>predicted ms [interval]</th><th>vs prediction</th>"
        "<th>verdict</th></tr>\n";
-  for (const auto& r : in.regress.rows)
+  const auto listed = first_keys(in.regress.rows, kMaxTableRows);
+  for (const db::RegressRow* row : listed) {
+    const auto& r = *row;
     h += "<tr><td>" + html_escape(key_title(r.key)) + "</td><td>" + std::to_string(r.history_ms.size()) + "</td><td>" +
          fixed(r.latest_ms, 3) + "</td><td>" +
          (r.predicted ? fixed(r.predicted->ms, 3) + " [" + fixed(r.predicted->low_ms, 3) + ", " +
@@ -207,7 +271,12 @@ std::string render_html_report(const HtmlReportInput& in) {
                       : "-") +
          "</td><td>" + html_escape(r.prediction_status) + "</td><td" + (r.regression ? " class=\"reg\">REGRESSION" : ">ok") +
          "</td></tr>\n";
-  h += "</table></section>\n";
+  }
+  h += "</table>\n";
+  if (listed.size() < in.regress.rows.size())
+    h += "<p class=\"capped\">" + std::to_string(listed.size()) + " of " + std::to_string(in.regress.rows.size()) +
+         " keys listed (regressed ones first; at most " + std::to_string(kMaxTableRows) + ").</p>\n";
+  h += "</section>\n";
   // 2. Calibration error over time.
   h += "<section id=\"calibration\"><h2>Calibration error over time</h2>\n";
   for (size_t i = 0; i < in.reports.size(); ++i) {

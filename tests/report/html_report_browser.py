@@ -4,14 +4,19 @@ planted regression, a calibration stored by `calibrate --db`, recorded predictio
 `layoutx report --html`, renders it in headless Chromium, takes a screenshot and checks from the
 rendered DOM that every plot is present and labelled (title, both axis titles, units on numeric
 axes, a legend), that the four sections are there, and that the browser logged no script error.
-A control page with a deliberate script error must be caught by the same check.
+A control page with a deliberate script error must be caught by the same check. Then a large
+database (a million measurements over 612 keys, 1000 runs) must give a bounded page: under 3 MB,
+at most 48 history plots of at most 120 groups each, a note saying how many keys are plotted, and
+a page headless Chromium renders (the 120 s timeout of every Chromium call here).
 
 Usage: html_report_browser.py LAYOUTX CONFIG_DIR FIXTURES_DIR SCREENSHOT_OUT
 Exit 0 pass, 1 fail, 77 skipped (Chromium missing and not under CI)."""
 import html.parser
 import os
 import re
+import random
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -81,6 +86,35 @@ class Plots(html.parser.HTMLParser):
             self.current[key] += data
 
 
+def grow(db, target=1_000_000, runs=1000):
+    """Adds `runs` synthetic runs holding `target` layer measurements to a layoutx SQLite database:
+    its keys plus 600 more (the same variants at other contexts), each measured about 1600 times,
+    a slow drift planted on one key in seven in the last fifth of the runs."""
+    con = sqlite3.connect(db)
+    c = con.cursor()
+    rng = random.Random(7)
+    base = c.execute("SELECT DISTINCT device_id, model_id, variant_id, layer_type, ctx, precision, ms FROM layer_measurements").fetchall()
+    keys = base + [(d, m, v, lt, 1024 + 16384 * (i + 1), p, ms) for i, (d, m, v, lt, _, p, ms) in enumerate(base * 50)][:600]
+    for r in range(runs):
+        c.execute("INSERT INTO measurement_runs (source_path, content_hash, format, tool, device_id, ingested_at) "
+                  "VALUES (?,?,?,?,?,?)", ("synthetic/run%d.yaml" % r, "synthetic-%d" % r, "yaml", "grow", base[0][0],
+                                           "2026-%02d-%02dT12:00:00Z" % (1 + r * 11 // runs, 1 + r % 28)))
+    run_ids = [row[0] for row in c.execute("SELECT id FROM measurement_runs WHERE tool = 'grow' ORDER BY id")]
+    per_run = target // runs
+    rows = []
+    for ri, rid in enumerate(run_ids):
+        for j in range(per_run):
+            d, m, v, lt, ctx, p, ms = keys[(ri * per_run + j) % len(keys)]
+            drift = 1.15 if ri > 0.8 * runs and j % 7 == 0 else 1.0
+            rows.append((rid, d, m, v, lt, ctx, p, ms * drift * rng.lognormvariate(0, 0.03)))
+    c.executemany("INSERT INTO layer_measurements (run_id, device_id, model_id, variant_id, layer_type, ctx, precision, ms) "
+                  "VALUES (?,?,?,?,?,?,?,?)", rows)
+    con.commit()
+    n, k = c.execute("SELECT count(*), count(DISTINCT variant_id || layer_type || ctx) FROM layer_measurements").fetchone()
+    con.close()
+    return n, k
+
+
 def main():
     if shutil.which("chromium") is None:
         if os.environ.get("CI"):
@@ -146,6 +180,33 @@ def main():
         c = chromium(os.path.join(tmp, "profile3"), "--enable-logging=stderr", "--v=0", "--dump-dom", "file://" + bad)
         check(len(script_errors(c.stderr)) == 1, "the control page's script error is detected")
         print("%d plots checked" % len(p.plots))
+        # 5. A large database: the page stays bounded and renders.
+        n, k = grow(db)
+        check(n >= 1_000_000 and k == 612, "the large database holds >= 1M measurements over 612 keys (%d, %d)" % (n, k))
+        big = os.path.join(tmp, "big")
+        run([LAYOUTX, "report", "--db", db, "--html", big])
+        page = os.path.join(big, "index.html")
+        size = os.path.getsize(page)
+        print("large database: %d measurements, %d keys, page %.2f MB" % (n, k, size / 1e6))
+        check(size < 3_000_000, "the page of 1M measurements is under 3 MB (%d bytes)" % size)
+        text = open(page).read()
+        check("48 of 612 keys plotted" in text, "the page says how many keys it plotted")
+        check("400 of 612 keys listed" in text, "the page says how many keys it listed")
+        c = chromium(os.path.join(tmp, "profile4"), "--enable-logging=stderr", "--v=0", "--dump-dom", "file://" + page)
+        p = Plots()
+        p.feed(c.stdout)
+        hist = [q for q in p.plots if (q["id"] or "").startswith("history-")]
+        check(len(hist) == 48, "48 history plots rendered (found %d)" % len(hist))
+        check(not script_errors(c.stderr), "no script errors on the large page: %s" % script_errors(c.stderr))
+        circles = max(len(re.findall(r"<circle", x)) for x in re.split(r'<svg class="plot"', c.stdout)[1:])
+        check(circles <= 120 + 8, "a history plot draws at most 120 groups (+ legend): %d circles" % circles)
+        shot = os.path.join(tmp, "big.png")
+        chromium(os.path.join(tmp, "profile5"), "--window-size=1400,2400", "--screenshot=" + shot, "file://" + page)
+        check(os.path.isfile(shot), "a screenshot of the large page was taken")
+        if os.path.isfile(shot):
+            big_out = SCREENSHOT_OUT.replace(".png", "_large.png")
+            shutil.copyfile(shot, big_out)
+            print("screenshot:", big_out)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 1 if failures else 0
