@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/flag_checks.h"
 #include "cli/table.h"
 #include "cli/output_flags.h"
 #include "cli/verbs.h"
@@ -41,7 +42,7 @@ void add_ingest_verb(CLI::App& app) {
   sub->add_option("--variant", args->context.variant, "the profiled graph's variant: preset or canonical key");
   sub->add_option("--layer", args->context.layer, "the profiled graph's layer type: sliding|full");
   sub->add_option("--ctx", args->ctx, "the profiled graph's context (tokens)");
-  sub->add_option("--precision", args->context.precision, "precision of the profiled graph (overrides the variant's)");
+  sub->add_option("--precision", args->context.precision, "precision of the profiled graph (overrides the variant's)")->check(precision_name());
   sub->add_option("--model", args->context.model, "model name")->capture_default_str();
   sub->add_option("--format", args->format, "auto|yaml|csv|qnn-csv|aihub-json|ort-json")->capture_default_str();
   sub->add_option("--notes", args->context.notes, "free text kept with each run");
