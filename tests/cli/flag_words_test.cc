@@ -90,3 +90,33 @@ TEST(FlagWords, PredictsMeasuredLineIsTheGraphsOwn) {
 }
 
 }  // namespace
+
+namespace {
+
+// Item 10: one rule for input ranges. The measurement reader (ingest of our YAML, calibrate
+// --data) and ingest's checks take the contexts and latencies every verb takes.
+TEST(InputRanges, IngestAndCalibrateDataShareOneRule) {
+  layoutx::test::TempDir d("input-ranges");
+  auto file = [&](const std::string& name, const std::string& records) {
+    const auto p = d.path() / name;
+    std::ofstream(p) << "device: galaxy-s25\nmodel: spark-x2.5-1.7b\nunit: ms_per_layer\nlayer_latency:\n" << records;
+    return p.string();
+  };
+  const std::string db = (d.path() / "h.db").string();
+  // A sliding record at context 100: below Spark's 512-token window, as every verb says.
+  const std::string short_ctx = file("short.yaml", "  - {id: a, layer: sliding, context: 100, returns: window, join: keys, precision: fp16, ms: 1.5}\n");
+  expect_exit2("ingest " + short_ctx + " --db " + db, short_ctx + ":5: context: 100 is below the sliding window");
+  // A record id given twice.
+  const std::string dup = file("dup.yaml", "  - {id: a, layer: full, context: 2048, returns: new_entry, join: keys, precision: fp16, ms: 1.5}\n"
+                                           "  - {id: a, layer: full, context: 4096, returns: new_entry, join: keys, precision: fp16, ms: 1.6}\n");
+  expect_exit2("ingest " + dup + " --db " + db, "id: 'a' is given twice");
+  // A latency no layer takes: refused by the reader, naming the file and key, in both verbs.
+  const std::string huge = file("huge.yaml", "  - {id: a, layer: full, context: 2048, returns: new_entry, join: keys, precision: fp16, ms: 1e308}\n");
+  expect_exit2("calibrate --data " + huge, huge + ":5");
+  expect_exit2("calibrate --data " + huge, "one layer's decode step must be at most 10000 ms");
+  expect_exit2("ingest " + huge + " --db " + db, "one layer's decode step must be at most 10000 ms");
+  // ingest --ctx: the range of every other verb.
+  expect_exit2("ingest " + short_ctx + " --db " + db + " --ctx 1", "--ctx: must be an integer in [2, 1048576]");
+}
+
+}  // namespace

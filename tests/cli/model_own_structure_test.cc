@@ -75,7 +75,7 @@ TEST(ModelsOwnGelu, EmitRingOnGemmaExportsTheTanhLayer) {
 }
 
 TEST(ModelsOwnGelu, StepLayoutRingOnGemmaKeepsTanh) {
-  Result r = layoutx("step --model " + kGemma + " --ctx 4096 --layout sliding=ring,full=ring --json");
+  Result r = layoutx("step --model " + kGemma + " --precision fp16 --ctx 4096 --layout sliding=ring,full=ring --json");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(has(r.out, "\"full\": \"" + kRingTanh + "\"")) << r.out;
   EXPECT_TRUE(has(r.out, "\"sliding\": \"" + kRingTanh + "\"")) << r.out;
