@@ -22,8 +22,8 @@ struct LayerRowToStore {
   std::string model, layer_type;
   std::optional<int> cache_entries;
   double ms = 0.0;
-  std::optional<int> ctx;  // the record's context, or --ctx
   int line = 0;  // where in the file; 0 = the file as a whole (one-graph profiles)
+  std::optional<int> ctx;  // the record's context, or --ctx; unset: not stated
 };
 
 // Checks every row; throws Error listing each problem as "file:line: what" (name = the file).
