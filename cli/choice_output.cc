@@ -51,6 +51,16 @@ void print_choices_table(std::ostream& out, const explorer::ContextAnswer& a) {
   }
   t.print(out);
   for (const auto& c : a.choices) out << "  " << model::to_string(c.layer) << ": " << c.why << "\n";
+  // The floor beside the incumbent's own SNR, so "at most 1 dB below the incumbent" can be checked.
+  for (const auto& c : a.choices) {
+    if (!c.floor_db) continue;
+    out << "  " << model::to_string(c.layer) << " fidelity floor " << fmt(*c.floor_db, 1) << " dB";
+    if (c.incumbent_snr_db)
+      out << " = the incumbent " << short_name(c.incumbent) << "'s " << fmt(*c.incumbent_snr_db, 1) << " dB less "
+          << fmt(*c.incumbent_snr_db - *c.floor_db, 1) << " dB";
+    else out << " (absolute; the incumbent " << short_name(c.incumbent) << " not measured)";
+    out << "; chosen " << snr(c.chosen) << "\n";
+  }
   for (const auto& c : a.choices) {
     int n = a.comparison.step.layers.count(c.layer) ? a.comparison.step.layers.at(c.layer) : 0;
     for (const auto& u : c.untested) {
@@ -66,9 +76,10 @@ void print_choices_table(std::ostream& out, const explorer::ContextAnswer& a) {
 }
 
 void print_comparison_line(std::ostream& out, const explorer::Comparison& c) {
-  out << "step " << fmt(c.step.ms) << " ms [" << fmt(c.step.low_ms) << ", " << fmt(c.step.high_ms) << "]"
-      << "   all-full " << fmt(c.all_full.ms) << " ms (hybrid is " << fmt(c.speedup_vs_all_full, 2) << "x faster)"
-      << "   all-roll " << fmt(c.all_roll.ms) << " ms (" << fmt(c.all_roll.ms / c.step.ms, 2) << "x)\n";
+  out << "step " << fmt(c.step.ms) << " ms [" << fmt(c.step.low_ms) << ", " << fmt(c.step.high_ms) << "]";
+  if (c.hybrid()) out << "   all-full " << fmt(c.all_full.ms) << " ms (hybrid is " << fmt(c.speedup_vs_all_full, 2) << "x faster)";
+  else out << "   (no sliding layers: the step is all-full attention)";
+  out << "   all-roll " << fmt(c.all_roll.ms) << " ms (" << fmt(c.all_roll.ms / c.step.ms, 2) << "x)\n";
 }
 
 void write_variant_axes_json(JsonWriter& w, const model::Variant& v, std::optional<model::AxisScope> scope) {
@@ -93,6 +104,10 @@ void write_choice_json(JsonWriter& w, const explorer::Choice& c, std::optional<m
   else w.key("snr_db").null();
   w.field("axis_changes_from_incumbent", c.chosen.axis_changes);
   w.field("incumbent", c.incumbent.key());
+  if (c.incumbent_snr_db) w.field("incumbent_snr_db", *c.incumbent_snr_db);
+  else w.key("incumbent_snr_db").null();
+  if (c.floor_db) w.field("fidelity_floor_db", *c.floor_db);
+  else w.key("fidelity_floor_db").null();
   if (c.runner_up) {
     w.key("runner_up").begin_object();
     w.field("name", short_name(c.runner_up->eval.variant));
@@ -138,6 +153,8 @@ void write_choice_json(JsonWriter& w, const explorer::Choice& c, std::optional<m
 void write_comparison_json(JsonWriter& w, const explorer::Comparison& c) {
   w.field("step_ms", c.step.ms);
   w.key("step_interval_ms").value(std::vector<double>{c.step.low_ms, c.step.high_ms});
+  w.field("step_interval_rule", explorer::kStepIntervalRule);
+  w.field("has_sliding_layers", c.hybrid());
   w.field("all_full_ms", c.all_full.ms);
   w.field("all_roll_ms", c.all_roll.ms);
   w.field("speedup_vs_all_full", c.speedup_vs_all_full);

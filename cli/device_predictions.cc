@@ -1,3 +1,4 @@
+#include "model/design_space.h"
 #include "cli/device_predictions.h"
 
 #include <algorithm>
@@ -42,7 +43,7 @@ std::optional<db::PredictedLatency> DevicePredictions::operator()(const db::Meas
   auto m = models_.find(k.model);
   if (m == models_.end()) m = models_.emplace(k.model, model::load_model(k.model)).first;
   model::LayerSpec layer = m->second.layer(model::parse_layer_type(k.layer_type), k.ctx);
-  model::LayerGraph g = model::build_layer_graph(layer, model::parse_variant(k.variant_key));
+  model::LayerGraph g = model::build_layer_graph(layer, model::parse_variant(k.variant_key, {}, model::AxisScope(m->second)));
   costmodel::Prediction p = predictor->predict(g);
   return db::PredictedLatency{p.latency_ms, p.low_ms, p.high_ms, p.calibration_id};
 }

@@ -1,6 +1,7 @@
 // layoutx emit: the ONNX of one layer variant (or, with --select, of every layer type's chosen
 // variant in a layout file) plus the device job bundle beside it; --validate N also runs it in
 // ONNX Runtime over N decode steps and compares with the reference executor.
+#include <optional>
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -116,7 +117,13 @@ std::vector<Job> jobs_of(const EmitArgs& a, const fs::path& root) {
     jobs.push_back({r.model, r.layer, r.variant, root.string()});
     return jobs;
   }
-  // Every layer type's chosen variant, at the layout's context and precision.
+  // Every layer type's chosen variant, at the layout's context and precision; --layer narrows it
+  // to one type. The layout file gives the variant, context and precision: flags that would
+  // give them too are refused rather than ignored.
+  for (const char* flag : {"--ctx", "--layout", "--set", "--precision"})
+    if (a.layer.given(flag))
+      throw Error(std::string(flag) + ": --select " + a.select + " gives the layout's own " + (flag + 2) +
+                  "; drop " + flag + " (or emit one variant with --layer/--layout without --select)");
   auto f = explorer::read_layout_file(a.select);
   if (f.context > model::limits::kMaxTensorContext)  // emit writes caches of the context's size
     throw Error(a.select + ": context: emit takes at most " + std::to_string(model::limits::kMaxTensorContext) +
@@ -126,8 +133,15 @@ std::vector<Job> jobs_of(const EmitArgs& a, const fs::path& root) {
   model::ModelSpec given = model::load_model(a.layer.model);
   auto m = given.name == f.model ? given : model::load_model(f.model);
   check_layout_against_model(f, m, a.select);
+  std::optional<model::LayerType> only;
+  if (a.layer.given("--layer")) {
+    only = model::parse_layer_type(a.layer.layer, "--layer");
+    if (!f.defaults.count(*only))
+      throw Error("--layer " + a.layer.layer + ": " + a.select + " has no " + a.layer.layer + " layers to emit");
+  }
   for (const auto& [type, entry] : f.defaults)
-    jobs.push_back({m, m.layer(type, f.context), entry.variant, (root / model::to_string(type)).string()});
+    if (!only || type == *only)
+      jobs.push_back({m, m.layer(type, f.context), entry.variant, (root / model::to_string(type)).string()});
   if (jobs.empty()) throw Error(a.select + ": the layout has no per-type defaults to emit");
   for (const auto& j : jobs) model::check_tensor_budget(j.layer, "emit");
   return jobs;
@@ -158,7 +172,7 @@ void print(const std::vector<Emitted>& done, bool json) {
       w.begin_object();
       w.field("layer", model::to_string(e.job.layer.type));
       w.field("ctx", e.job.layer.context);
-      w.field("variant_key", e.job.variant.key());
+      w.field("variant_key", e.job.variant.key(model::AxisScope(e.job.layer)));
       w.field("dir", e.files.dir);
       w.field("onnx", e.files.onnx);
       w.field("job", e.files.job);
@@ -187,7 +201,7 @@ void print(const std::vector<Emitted>& done, bool json) {
   Table t({"layer", "ctx", "variant", "onnx", "checker", "ORT steps", "SNR dB", "K/V SNR dB", "max |err|"});
   for (const auto& e : done) {
     const auto& v = e.validation;
-    t.add({model::to_string(e.job.layer.type), std::to_string(e.job.layer.context), e.job.variant.key(), e.files.onnx,
+    t.add({model::to_string(e.job.layer.type), std::to_string(e.job.layer.context), e.job.variant.key(model::AxisScope(e.job.layer)), e.files.onnx,
            "ok", v ? std::to_string(v->steps) : "-", v ? fmt_db(v->hidden.snr_db) : "-",
            v ? fmt_db(v->kv_snr_db) : "-", v ? fmt(v->hidden.max_abs_err, 6) : "-"});
   }

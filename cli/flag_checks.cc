@@ -7,6 +7,9 @@
 #include <sstream>
 #include <string>
 
+#include "model/variant.h"
+#include "support/error.h"
+
 namespace layoutx::cli {
 
 namespace {
@@ -49,6 +52,21 @@ CLI::Validator number_in(double lo, double hi) {
         return "";
       },
       "NUMBER in " + range, "number_in");
+}
+
+CLI::Validator precision_name() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        try {
+          model::parse_precision(text);
+          return "";
+        } catch (const Error&) {
+          std::string names;
+          for (const auto& v : model::axis_values("precision")) names += (names.empty() ? "" : ", ") + v;
+          return "must be one of " + names + ", got '" + text + "'";
+        }
+      },
+      "PRECISION", "precision_name");
 }
 
 CLI::Option* add_seed_option(CLI::App& app, uint64_t& seed, const std::string& what) {

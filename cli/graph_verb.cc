@@ -5,6 +5,7 @@
 #include <iostream>
 #include <set>
 
+#include "model/design_space.h"
 #include "cli/choice_output.h"
 #include "cli/layer_options.h"
 #include "cli/table.h"
@@ -81,8 +82,8 @@ void print_json(const model::LayerGraph& g, const std::vector<model::OpStats>& s
                 const Vtcm& vt) {
   JsonWriter w(std::cout);
   w.begin_object();
-  w.field("variant_key", g.variant.key());
-  w.field("preset", g.variant.preset());
+  w.field("variant_key", g.variant.key(model::AxisScope(g.layer)));
+  w.field("preset", g.variant.preset(model::AxisScope(g.layer)));
   w.field("layer", model::to_string(g.layer.type));
   w.field("ctx", g.layer.context);
   w.field("cache_entries", g.layer.cache_entries);
@@ -158,8 +159,8 @@ void print_dot(const model::LayerGraph& g) {
 
 void print_table(const model::LayerGraph& g, const std::vector<model::OpStats>& st, const model::GraphTotals& t,
                  const Vtcm& vt) {
-  std::cout << "variant  " << g.variant.key();
-  if (!g.variant.preset().empty()) std::cout << "  (" << g.variant.preset() << ")";
+  std::cout << "variant  " << g.variant.key(model::AxisScope(g.layer));
+  if (!g.variant.preset(model::AxisScope(g.layer)).empty()) std::cout << "  (" << g.variant.preset(model::AxisScope(g.layer)) << ")";
   std::cout << "\nlayer    " << model::to_string(g.layer.type) << ", ctx " << g.layer.context << ", cache "
             << g.layer.cache_entries << " entries, rotary dims " << g.layer.rope.rotary_dims << "\n\n";
   Table tab({"#", "op", "kind", "inputs", "shape", "dtype", "MACs", "read B", "written B", "live KiB"});

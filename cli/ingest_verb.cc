@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/flag_checks.h"
 #include "cli/table.h"
 #include "cli/output_flags.h"
 #include "cli/verbs.h"
@@ -13,6 +14,7 @@
 #include "db/ingest.h"
 #include "db/dialect.h"
 #include "db/schema.h"
+#include "model/limits.h"
 #include "support/error.h"
 #include "support/json_writer.h"
 
@@ -40,8 +42,9 @@ void add_ingest_verb(CLI::App& app) {
                   "device id, e.g. galaxy-s25, or a device .yaml (its name); a file naming its device may omit it");
   sub->add_option("--variant", args->context.variant, "the profiled graph's variant: preset or canonical key");
   sub->add_option("--layer", args->context.layer, "the profiled graph's layer type: sliding|full");
-  sub->add_option("--ctx", args->ctx, "the profiled graph's context (tokens)");
-  sub->add_option("--precision", args->context.precision, "precision of the profiled graph (overrides the variant's)");
+  sub->add_option("--ctx", args->ctx, "the profiled graph's context (tokens)")
+      ->check(integer_in(model::limits::kMinContext, model::limits::kMaxContext));  // the range of every verb
+  sub->add_option("--precision", args->context.precision, "precision of the profiled graph (overrides the variant's)")->check(precision_name());
   sub->add_option("--model", args->context.model, "model name")->capture_default_str();
   sub->add_option("--format", args->format, "auto|yaml|csv|qnn-csv|aihub-json|ort-json")->capture_default_str();
   sub->add_option("--notes", args->context.notes, "free text kept with each run");

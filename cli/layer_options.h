@@ -23,6 +23,8 @@ struct LayerOptions {
 
   // Registers the flags on a subcommand; --ctx is checked against [2, max_ctx] (model/limits.h).
   void add_to(CLI::App& app, int64_t max_ctx);
+  // Whether the user gave the flag (e.g. "--layer"), not its default. False before add_to.
+  bool given(const std::string& flag) const;
 
   // What the flags resolve to. Throws Error naming the flag that is wrong.
   struct Resolved {
@@ -31,6 +33,9 @@ struct LayerOptions {
     model::Variant variant;
   };
   Resolved resolve() const;
+
+ private:
+  CLI::App* app_ = nullptr;  // the subcommand the flags are on, for given()
 };
 
 }  // namespace layoutx::cli

@@ -64,7 +64,7 @@ explorer::Assignment parse_assignment(const model::ModelSpec& m, model::Precisio
   for (const auto& [type, layout] : entries) {
     model::LayerType t = type_in_model(m, type, "--layout " + type + "=" + layout);
     try {
-      a[t] = model::parse_variant(layout);
+      a[t] = model::parse_variant(layout, {}, model::AxisScope(m));  // the model's own axes where the text is silent
     } catch (const Error& e) {
       throw Error("--layout " + type + "=" + layout + ": " + e.what());
     }

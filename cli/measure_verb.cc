@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "model/design_space.h"
 #include "cli/layer_options.h"
 #include "cli/flag_checks.h"
 #include "cli/table.h"
@@ -202,7 +203,7 @@ void add_measure_verb(CLI::App& app) {
       auto conn = db::open_database(a->db);
       db::IngestContext ctx;
       ctx.device = dev.name;
-      ctx.variant = g.variant.key();
+      ctx.variant = g.variant.key(model::AxisScope(g.layer));
       ctx.layer = model::to_string(g.layer.type);
       ctx.ctx = g.layer.context;
       ctx.model = r.model.name;
@@ -218,7 +219,7 @@ void add_measure_verb(CLI::App& app) {
       JsonWriter j(std::cout);
       j.begin_object();
       j.field("device", dev.name);
-      j.field("variant_key", g.variant.key());
+      j.field("variant_key", g.variant.key(model::AxisScope(g.layer)));
       j.field("layer", model::to_string(g.layer.type));
       j.field("ctx", g.layer.context);
       j.field("onnxruntime", res.ort_version);
@@ -240,7 +241,7 @@ void add_measure_verb(CLI::App& app) {
       j.end_object();
       return;
     }
-    std::cout << "variant   " << g.variant.key() << "\nlayer     " << model::to_string(g.layer.type) << ", ctx "
+    std::cout << "variant   " << g.variant.key(model::AxisScope(g.layer)) << "\nlayer     " << model::to_string(g.layer.type) << ", ctx "
               << g.layer.context << "\nruntime   onnxruntime-node " << res.ort_version << " (CPU EP, " << a->run.threads
               << " thread(s))\nwall      median " << fmt(wall, 4) << " ms over " << res.runs_ms.size()
               << " runs (min " << fmt(*std::min_element(res.runs_ms.begin(), res.runs_ms.end()), 4) << ", max "

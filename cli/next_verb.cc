@@ -168,7 +168,7 @@ void add_next_verb(CLI::App& app) {
   sub->add_option("--model", args->model, "model: a shipped name, a .yaml spec or a HF config.json")->capture_default_str();
   args->predictor.add_to(*sub);
   args->fidelity.add_to(*sub);
-  sub->add_option("--precision", args->precision, "fp16, w8a16 or w4a16")->capture_default_str();
+  sub->add_option("--precision", args->precision, "fp16, w8a16 or w4a16")->capture_default_str()->check(precision_name());
   sub->add_option("--ctx", args->ctxs, "context length(s) in tokens (repeatable)")
       ->capture_default_str()
       ->check(integer_in(2, model::limits::kMaxContext));

@@ -8,6 +8,7 @@
 #include "cli/fidelity_options.h"
 #include "cli/flag_checks.h"
 #include "cli/table.h"
+#include "model/design_space.h"
 #include "model/limits.h"
 #include "model/tensor_budget.h"
 #include "cli/verbs.h"
@@ -50,12 +51,15 @@ struct ParityArgs {
 struct Side {
   bool reference = false;
   model::Variant variant;
-  std::string label() const { return reference ? "reference" : variant.key(); }
+  model::AxisScope scope;
+  std::string label() const { return reference ? "reference" : variant.key(scope); }
 };
 
+// The variant is read relative to the model: "ring" on a gelu_tanh model keeps gelu=tanh.
 Side resolve_side(const std::string& name, const std::vector<std::string>& sets, const std::string& precision,
-                  const std::string& flag) {
+                  const std::string& flag, const model::AxisScope& scope) {
   Side s;
+  s.scope = scope;
   if (name == "reference") {
     if (!sets.empty()) throw Error("--set-" + flag + ": the reference has no axes to set");
     s.reference = true;
@@ -64,7 +68,7 @@ Side resolve_side(const std::string& name, const std::vector<std::string>& sets,
   std::vector<std::string> all = sets;
   if (!precision.empty()) all.push_back("precision=" + precision);
   try {
-    s.variant = model::parse_variant(name, all);
+    s.variant = model::parse_variant(name, all, scope);
   } catch (const Error& e) {
     throw Error("--" + flag + "/--set-" + flag + "/--precision: " + e.what());
   }
@@ -99,7 +103,7 @@ void add_parity_verb(CLI::App& app) {
   sub->add_option("--ctx", args->ctx, "context length in tokens (a full layer's cache is ctx-1)")
       ->capture_default_str()
       ->check(integer_in(2, model::limits::kMaxTensorContext));
-  sub->add_option("--precision", args->precision, "fp16, w8a16 or w4a16 for both sides (overrides theirs)");
+  sub->add_option("--precision", args->precision, "fp16, w8a16 or w4a16 for both sides (overrides theirs)")->check(precision_name());
   sub->add_option("--a", args->a, "side A: preset, variant key, or 'reference'")->capture_default_str();
   sub->add_option("--b", args->b, "side B: preset, variant key, or 'reference'")->capture_default_str();
   sub->add_option("--set-a", args->set_a, "change one axis of A: axis=value (repeatable)");
@@ -134,8 +138,8 @@ void add_parity_verb(CLI::App& app) {
     const model::LayerSpec layer = spec.layer(type, a.ctx);
     model::check_tensor_budget(layer, "parity");
     // 2. The two sides and the arithmetic.
-    const Side sa = resolve_side(a.a, a.set_a, a.precision, "a");
-    const Side sb = resolve_side(a.b, a.set_b, a.precision, "b");
+    const Side sa = resolve_side(a.a, a.set_a, a.precision, "a", model::AxisScope(spec));
+    const Side sb = resolve_side(a.b, a.set_b, a.precision, "b", model::AxisScope(spec));
     const nx::Arithmetic arith = nx::parse_arithmetic(a.dtype);
     nx::QuantOptions quant = quant_options(a.quantizer, a.calibration_steps);
     quant.calibration_seed = a.seed;

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <optional>
 
+#include "model/design_space.h"
 #include "cli/layer_options.h"
 #include "cli/predictor_options.h"
 #include "cli/table.h"
@@ -47,8 +48,8 @@ void print_json(const model::LayerGraph& g, const costmodel::Prediction& p, bool
                 const std::string& source, const Figures* each, const Timings& measured) {
   JsonWriter w(std::cout);
   w.begin_object();
-  w.field("variant_key", g.variant.key());
-  w.field("preset", g.variant.preset());
+  w.field("variant_key", g.variant.key(model::AxisScope(g.layer)));
+  w.field("preset", g.variant.preset(model::AxisScope(g.layer)));
   w.field("layer", model::to_string(g.layer.type));
   w.field("ctx", g.layer.context);
   w.field("precision", model::to_string(g.variant.precision()));
@@ -111,8 +112,8 @@ void print_hypotheses(const Figures& each) {
 
 void print_table(const model::LayerGraph& g, const costmodel::Prediction& p, bool per_op, const std::string& device,
                  const std::string& source, const Timings& measured) {
-  std::cout << "variant      " << g.variant.key();
-  if (!g.variant.preset().empty()) std::cout << "  (" << g.variant.preset() << ")";
+  std::cout << "variant      " << g.variant.key(model::AxisScope(g.layer));
+  if (!g.variant.preset(model::AxisScope(g.layer)).empty()) std::cout << "  (" << g.variant.preset(model::AxisScope(g.layer)) << ")";
   std::cout << "\nlayer        " << model::to_string(g.layer.type) << ", ctx " << g.layer.context << ", cache "
             << g.layer.cache_entries << " entries\n";
   std::cout << "latency      " << fmt(p.latency_ms, 3) << " ms  [" << fmt(p.low_ms, 3) << ", " << fmt(p.high_ms, 3)

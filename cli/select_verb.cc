@@ -59,8 +59,8 @@ void add_select_verb(CLI::App& app) {
   sub->add_option("--model", args->model, "model: a shipped name, a .yaml spec or a HF config.json")->capture_default_str();
   args->predictor.add_to(*sub);
   args->fidelity.add_to(*sub);
-  sub->add_option("--precision", args->precision, "fp16, w8a16 or w4a16")->capture_default_str();
-  sub->add_option("--head-precision", args->head_precision, "the LM head's precision in the whole step (default: --precision)");
+  sub->add_option("--precision", args->precision, "fp16, w8a16 or w4a16")->capture_default_str()->check(precision_name());
+  sub->add_option("--head-precision", args->head_precision, "the LM head's precision in the whole step (default: --precision)")->check(precision_name());
   sub->add_option("--ctx", args->ctxs, "context length(s) in tokens (repeatable)")
       ->capture_default_str()
       ->check(integer_in(2, model::limits::kMaxContext));
@@ -73,6 +73,7 @@ void add_select_verb(CLI::App& app) {
     model::Precision p = model::parse_precision(args->precision);
     if (args->ctxs.size() > 1 && !args->out.empty() && args->out.find("{ctx}") == std::string::npos)
       throw Error("--out: several --ctx values need a {ctx} placeholder in the path, got " + args->out);
+    for (int ctx : args->ctxs) m.check_context(ctx, "--ctx");  // the flag's error, before any work
     for (int ctx : args->ctxs)
       if (!args->out.empty()) check_file_target(out_path(args->out, ctx), "--out");  // before any work
     auto predictor = args->predictor.load();

@@ -3,6 +3,7 @@
 // --plot draws it.
 #include <iostream>
 
+#include "model/design_space.h"
 #include "cli/choice_output.h"
 #include "cli/flag_checks.h"
 #include "cli/layout_spec.h"
@@ -61,11 +62,11 @@ void add_step_verb(CLI::App& app) {
   sub->add_option("--layout", args->layouts,
                   "per-type layouts: sliding=PRESET|KEY,full=PRESET|KEY (default: the incumbent, sliding=roll,full=ring)");
   sub->add_option("--set", args->sets, "change one axis of one layer type: TYPE.axis=value (repeatable)");
-  sub->add_option("--precision", args->precision, "fp16, w8a16 or w4a16")->capture_default_str();
+  sub->add_option("--precision", args->precision, "fp16, w8a16 or w4a16")->capture_default_str()->check(precision_name());
   sub->add_option("--ctx", args->ctx, "context length in tokens")
       ->capture_default_str()
       ->check(integer_in(2, model::limits::kMaxContext));
-  sub->add_option("--head-precision", args->head_precision, "the LM head's precision in the whole step (default: --precision)");
+  sub->add_option("--head-precision", args->head_precision, "the LM head's precision in the whole step (default: --precision)")->check(precision_name());
   sub->add_option("--sweep-ctx", args->sweep_ctx, "sweep contexts LO:HI and find the crossover with all-full");
   sub->add_option("--plot", args->plot, "with --sweep-ctx: draw the sweep to this PNG (gnuplot)")->check(output_file());
   sub->add_flag("--json", args->json, "print one JSON document");
@@ -79,6 +80,9 @@ void add_step_verb(CLI::App& app) {
     model::ModelSpec m = model::load_model(args->model);
     model::Precision p = model::parse_precision(args->precision);
     explorer::Assignment a = parse_assignment(m, p, args->layouts, args->sets);
+    // A context the model cannot take is the flag's error (not the "ctx" of a model field).
+    if (!args->sweep_ctx.empty()) m.check_context(parse_range(args->sweep_ctx).first, "--sweep-ctx");
+    m.check_context(args->ctx, "--ctx");
     auto predictor = args->predictor.load();
     explorer::Evaluator ev(*predictor);
     if (args->sweep_ctx.empty()) {
@@ -89,17 +93,18 @@ void add_step_verb(CLI::App& app) {
         JsonWriter w(std::cout);
         w.begin_object();
         w.field("model", m.name);
+      w.field("precision", model::to_string(p));
         args->predictor.write_json_identity(w, *predictor);
         w.field("ctx", args->ctx);
         w.key("layouts").begin_object();
-        for (const auto& [t, v] : a) w.field(model::to_string(t), v.key());
+        for (const auto& [t, v] : a) w.field(model::to_string(t), v.key(model::AxisScope(m)));
         w.end_object();
         write_comparison_json(w, c);
         write_whole_step_json(w, whole);
         w.end_object();
         return;
       }
-      std::cout << m.name << " at ctx " << args->ctx << " on " << predictor->device() << " (calibration "
+      std::cout << m.name << " at " << model::to_string(p) << ", ctx " << args->ctx << " on " << predictor->device() << " (calibration "
                 << predictor->calibration_id() << ", " << args->predictor.source << ")\n\n";
       Table t({"layer", "n", "layout", "ms per layer", "ms total"});
       for (const auto& [type, v] : a) {
@@ -110,6 +115,7 @@ void add_step_verb(CLI::App& app) {
       }
       t.print(std::cout);
       print_comparison_line(std::cout, c);
+      std::cout << "interval: " << explorer::kStepIntervalRule << "\n";
       print_whole_step_line(std::cout, whole);
       return;
     }
@@ -121,9 +127,10 @@ void add_step_verb(CLI::App& app) {
       JsonWriter w(std::cout);
       w.begin_object();
       w.field("model", m.name);
+      w.field("precision", model::to_string(p));
       args->predictor.write_json_identity(w, *predictor);
       w.key("layouts").begin_object();
-      for (const auto& [t, v] : a) w.field(model::to_string(t), v.key());
+      for (const auto& [t, v] : a) w.field(model::to_string(t), v.key(model::AxisScope(m)));
       w.end_object();
       w.key("points").begin_array();
       for (const auto& pt : s.points) {
@@ -144,13 +151,15 @@ void add_step_verb(CLI::App& app) {
       w.end_object();
       return;
     }
-    std::cout << m.name << " on " << predictor->device() << " (calibration " << predictor->calibration_id() << ", "
+    std::cout << m.name << " at " << model::to_string(p) << " on " << predictor->device() << " (calibration " << predictor->calibration_id() << ", "
               << args->predictor.source << ")\n\n";
     Table t({"ctx", "hybrid ms", "all-full ms", "speedup"});
     for (const auto& pt : s.points)
       t.add({std::to_string(pt.ctx), fmt(pt.hybrid_ms), fmt(pt.all_full_ms), fmt(pt.all_full_ms / pt.hybrid_ms, 3)});
     t.print(std::cout);
-    if (s.crossover_ctx)
+    if (m.count(model::LayerType::kSliding) == 0)
+      std::cout << "crossover: none, " << m.name << " has no sliding layers (the step is all-full attention)\n";
+    else if (s.crossover_ctx)
       std::cout << "crossover: the hybrid is faster than all-full from ctx " << *s.crossover_ctx << "\n";
     else
       std::cout << "crossover: the hybrid does not beat all-full between " << lo << " and " << hi << "\n";

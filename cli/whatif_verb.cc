@@ -67,12 +67,12 @@ void add_whatif_verb(CLI::App& app) {
   args->predictor.add_to(*sub);
   args->fidelity.add_to(*sub);
   sub->add_option("--base-model", args->base_model, "the current model")->capture_default_str();
-  sub->add_option("--base-precision", args->base_precision, "the current precision")->capture_default_str();
+  sub->add_option("--base-precision", args->base_precision, "the current precision")->capture_default_str()->check(precision_name());
   sub->add_option("--base-ctx", args->base_ctx, "the current context")
       ->capture_default_str()
       ->check(integer_in(2, model::limits::kMaxContext));
   sub->add_option("--model", args->model, "question: another model (a shipped name, .yaml or HF config.json)");
-  sub->add_option("--precision", args->precision, "question: another precision");
+  sub->add_option("--precision", args->precision, "question: another precision")->check(precision_name());
   sub->add_option("--ctx", args->ctx, "question: another context")->check(integer_in(2, model::limits::kMaxContext));
   sub->add_option("--set", args->sets, "question: force an axis of a layer type, TYPE.axis=value (repeatable)");
   sub->add_option("--set-model", args->set_model, "question: change a model field, key=value (repeatable)");
@@ -89,6 +89,9 @@ void add_whatif_verb(CLI::App& app) {
       if (eq == std::string::npos) throw Error("--set-model: expected key=value, got '" + kv + "'");
       model::set_model_field(q.model, kv.substr(0, eq), kv.substr(eq + 1));
     }
+    // A context the model cannot take is the flag's error, before any work.
+    cur.model.check_context(cur.ctx, "--base-ctx");
+    q.model.check_context(q.ctx, args->ctx ? "--ctx" : "--base-ctx");
     std::vector<explorer::ForcedAxis> forced;
     for (const auto& s : args->sets) {
       TypedSet ts = parse_typed_set(q.model, s);

@@ -33,6 +33,8 @@ const model::ModelSpec& model_of(const MeasurementRecord& r) {
 
 }  // namespace
 
+model::LayerSpec measured_layer(const MeasurementRecord& r) { return model_of(r).layer(r.layer, r.context); }
+
 model::LayerGraph build_graph(const MeasurementRecord& r) {
   return model::build_layer_graph(model_of(r).layer(r.layer, r.context), r.variant);
 }

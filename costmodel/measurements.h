@@ -46,6 +46,9 @@ const char* to_string(MeasurementRecord::Kind k);
 // The graph a record was measured on. Model specs are cached by name (not thread-safe: the
 // calibration runs on one thread; OpLevelPredictor::predict does not use this).
 model::LayerGraph build_graph(const MeasurementRecord& r);
+// The layer a record was measured on: its model (loaded by the record's name) at its layer type
+// and context. Throws Error if that model does not load or build the layer.
+model::LayerSpec measured_layer(const MeasurementRecord& r);
 // Identity of that graph: model, layer type, cache entries and the variant key. Two records
 // with the same key were measured on the same graph.
 std::string graph_key(const MeasurementRecord& r);

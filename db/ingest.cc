@@ -102,7 +102,7 @@ IngestResult store_profile(Connection& c, const Profile& p, const std::string& n
   std::vector<LayerRowToStore> to_check;
   for (const auto& l : p.layers)
     to_check.push_back({l.model.empty() ? ctx.model : l.model, l.layer_type.empty() ? ctx.layer : l.layer_type,
-                        l.cache_entries, l.ms, l.line});
+                        l.cache_entries, l.ms, l.line, l.ctx ? l.ctx : ctx.ctx});
   check_layer_rows(to_check, name);
   // 1. One transaction; the write lock is taken up front.
   Transaction tx(c);

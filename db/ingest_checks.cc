@@ -49,10 +49,18 @@ void check_layer_rows(const std::vector<LayerRowToStore>& rows, const std::strin
       errors.add(at + "model: unknown model '" + r.model + "' (known: " + known_list + ")");
       continue;
     }
-    // 3. A sliding layer's cache covers its window minus the current token.
-    if (r.layer_type != "sliding" || !r.cache_entries) continue;
+    // 3. The context: in range, and a sliding layer's at least its window.
+    if (r.ctx && (*r.ctx < model::limits::kMinContext || *r.ctx > model::limits::kMaxContext))
+      errors.add(at + "context: must be in [" + std::to_string(model::limits::kMinContext) + ", " +
+                 std::to_string(model::limits::kMaxContext) + "], got " + std::to_string(*r.ctx));
+    if (r.layer_type != "sliding") continue;
     auto w = window_of.find(r.model);
     if (w == window_of.end()) w = window_of.emplace(r.model, model::load_model(r.model).sliding_window).first;
+    if (w->second && r.ctx && *r.ctx >= model::limits::kMinContext && *r.ctx < *w->second)
+      errors.add(at + "context: " + std::to_string(*r.ctx) + " is below the sliding window of " + r.model + " (" +
+                 std::to_string(*w->second) + " tokens); a sliding layer only differs from a full one once the context exceeds it");
+    // 4. A sliding layer's cache covers its window minus the current token.
+    if (!r.cache_entries) continue;
     if (w->second && *r.cache_entries < *w->second - 1)
       errors.add(at + "cache_entries: " + std::to_string(*r.cache_entries) + " is below the sliding window - 1 (" +
                  std::to_string(*w->second - 1) + ") of " + r.model);

@@ -248,7 +248,7 @@ std::string bundle_name(const model::LayerGraph& g) {
 std::string ingest_command(const model::LayerGraph& g, const BundleOptions& opt, const std::string& profile_file) {
   return "layoutx ingest " + profile_file + " --device " + opt.db_device + " --model " + opt.model_name +
          " --layer " + model::to_string(g.layer.type) + " --ctx " + std::to_string(g.layer.context) +
-         " --variant " + g.variant.key();
+         " --variant " + g.variant.key(model::AxisScope(g.layer));
 }
 
 BundleOptions device_bundle_options(const costmodel::DeviceSpec& device) {
@@ -322,8 +322,8 @@ BundleFiles write_bundle(const model::LayerGraph& g, const model::numerics::Laye
   y << YAML::Key << "layer" << YAML::Value << model::to_string(g.layer.type);
   y << YAML::Key << "ctx" << YAML::Value << g.layer.context;
   y << YAML::Key << "cache_entries" << YAML::Value << g.layer.cache_entries;
-  y << YAML::Key << "variant_key" << YAML::Value << g.variant.key();
-  y << YAML::Key << "preset" << YAML::Value << (g.variant.preset().empty() ? "~" : g.variant.preset());
+  y << YAML::Key << "variant_key" << YAML::Value << g.variant.key(model::AxisScope(g.layer));
+  y << YAML::Key << "preset" << YAML::Value << (g.variant.preset(model::AxisScope(g.layer)).empty() ? "~" : g.variant.preset(model::AxisScope(g.layer)));
   y << YAML::Key << "precision" << YAML::Value << model::to_string(g.variant.precision());
   y << YAML::Key << "device" << YAML::Value << opt.device;
   y << YAML::Key << "aihub_device" << YAML::Value << opt.aihub_device;
@@ -387,7 +387,7 @@ BundleFiles write_bundle(const model::LayerGraph& g, const model::numerics::Laye
       {"HTP_ARCH_UPPER", arch_upper},
       {"VTCM_MB", vtcm},
       {"PRECISION", model::to_string(g.variant.precision())},
-      {"VARIANT_KEY", g.variant.key()},
+      {"VARIANT_KEY", g.variant.key(model::AxisScope(g.layer))},
       {"INPUT_SPECS", input_specs},
       {"CALIBRATION", calibration},
   };

@@ -32,7 +32,7 @@ class Writer {
     model_.set_producer_name("layoutx");
     model_.set_producer_version("1");
     model_.set_doc_string("one decode step of one layer: " + std::string(model::to_string(g_.layer.type)) +
-                          ", ctx " + std::to_string(g_.layer.context) + ", variant " + g_.variant.key());
+                          ", ctx " + std::to_string(g_.layer.context) + ", variant " + g_.variant.key(model::AxisScope(g_.layer)));
     auto* op = model_.add_opset_import();
     op->set_domain("");
     op->set_version(opset_);
@@ -41,7 +41,7 @@ class Writer {
       p->set_key(k);
       p->set_value(v);
     };
-    meta("layoutx.variant_key", g_.variant.key());
+    meta("layoutx.variant_key", g_.variant.key(model::AxisScope(g_.layer)));
     meta("layoutx.layer", model::to_string(g_.layer.type));
     meta("layoutx.ctx", std::to_string(g_.layer.context));
     meta("layoutx.cache_entries", std::to_string(g_.layer.cache_entries));

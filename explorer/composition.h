@@ -14,6 +14,10 @@ namespace layoutx::explorer {
 // The layout of each layer type.
 using Assignment = std::map<model::LayerType, model::Variant>;
 
+// How a step's interval combines its layers' bounds, for the outputs that show it.
+inline constexpr const char* kStepIntervalRule =
+    "the sum of the layers' bounds (their errors taken as fully correlated: the widest the layers allow)";
+
 struct StepResult {
   int ctx = 0;
   double ms = 0.0;                  // sum over every layer of its predicted latency
@@ -37,6 +41,9 @@ struct Comparison {
   StepResult all_full;  // every layer full attention, with the assignment's full layout
   StepResult all_roll;  // every layer type at the incumbent layout
   double speedup_vs_all_full = 0.0;  // all_full.ms / step.ms
+  // Whether the model has sliding layers: without them the step is all-full itself (1.00x), and
+  // there is no hybrid to compare.
+  bool hybrid() const { return step.layers.count(model::LayerType::kSliding) > 0; }
 };
 Comparison compare(Evaluator& ev, const model::ModelSpec& model, int ctx, const Assignment& a);
 

@@ -62,9 +62,12 @@ void emit_axes(YAML::Emitter& y, const model::Variant& v, model::Activation act)
 }
 
 void emit_entry(YAML::Emitter& y, const LayoutEntry& e, bool with_type, model::Activation act) {
+  model::AxisScope scope;  // preset and key relative to the model (ring on Gemma is ring with gelu=tanh)
+  scope.activation = act;
+  const std::string preset = e.variant.preset(scope);
   if (with_type) y << YAML::Key << "type" << YAML::Value << model::to_string(e.type);
-  y << YAML::Key << "preset" << YAML::Value << (e.variant.preset().empty() ? "~" : e.variant.preset());
-  y << YAML::Key << "variant_key" << YAML::Value << e.variant.key();
+  y << YAML::Key << "preset" << YAML::Value << (preset.empty() ? "~" : preset);
+  y << YAML::Key << "variant_key" << YAML::Value << e.variant.key(scope);
   emit_axes(y, e.variant, act);
   y << YAML::Key << "cache_entries" << YAML::Value << e.cache_entries;
   y << YAML::Key << "predicted_ms" << YAML::Value << round6(e.predicted_ms);

@@ -2,7 +2,9 @@
 
 #include <utility>
 
+#include "costmodel/measurements.h"
 #include "explorer/context_answer.h"
+#include "support/error.h"
 
 namespace layoutx::explorer {
 
@@ -17,10 +19,15 @@ std::vector<Decision> open_decisions(Evaluator& ev, const model::ModelSpec& m, c
 }
 
 std::optional<std::string> timed_graph_key(const costmodel::MeasurementRecord& r, const model::ModelSpec& m) {
-  if (r.kind == costmodel::MeasurementRecord::Kind::kLayerTime && r.model == m.name && m.count(r.layer) > 0 &&
-      (r.layer == model::LayerType::kFull || !m.sliding_window || r.context >= *m.sliding_window))
-    return graph_key(m.layer(r.layer, r.context), r.variant);
-  return std::nullopt;
+  if (r.kind != costmodel::MeasurementRecord::Kind::kLayerTime || r.model != m.name) return std::nullopt;
+  // The key of the graph the record was timed on: its model as the record names it (the shipped
+  // spec of that name), not `m`. A spec that keeps a shipped model's name with another shape
+  // builds other graphs, whose keys (shape included) then differ.
+  try {
+    return graph_key(costmodel::measured_layer(r), r.variant);
+  } catch (const Error&) {
+    return std::nullopt;  // the record's model or layer does not build: it timed no graph of ours
+  }
 }
 
 std::set<std::string> timed_graph_keys(const std::vector<costmodel::MeasurementRecord>& records,

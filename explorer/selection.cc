@@ -66,7 +66,11 @@ Choice select_layer(Evaluator& ev, const model::LayerSpec& layer, model::Precisi
   // chosen, i.e. the fastest, those tied with it, and the runner-up.
   std::optional<double> floor_db = policy.min_snr_db;
   if (!floor_db)
-    if (auto inc = ev.fidelity(layer, c.incumbent)) floor_db = *inc - policy.fidelity_slack_db;
+    if (auto inc = ev.fidelity(layer, c.incumbent)) {
+      floor_db = *inc - policy.fidelity_slack_db;
+      c.incumbent_snr_db = inc;
+    }
+  c.floor_db = floor_db;
   auto passes = [&](Candidate& k) {
     if (!k.eligible) return false;
     if (!floor_db) return true;

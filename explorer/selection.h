@@ -61,6 +61,10 @@ struct Choice {
   std::vector<Candidate> candidates;   // all, fastest first; excluded ones carry their reason
   std::vector<Untested> untested;      // fastest first; only those predicted faster than the chosen
   bool chose_untested = false;         // the chosen one's conversion is not known (allowed, or nothing known)
+  // The fidelity floor the candidates were held to (dB) and the incumbent's own SNR it was
+  // taken from (floor = incumbent - slack); empty without a fidelity check. With an absolute
+  // floor (--min-snr-db) the incumbent is not measured.
+  std::optional<double> floor_db, incumbent_snr_db;
   std::string why;                     // one line: why this one
 };
 

@@ -151,10 +151,12 @@ bool DesignSpace::applies_to(const AxisScope& m, size_t i) const {
   return !axes_[i].gelu_models_only || is_gelu(m.activation);
 }
 
-std::string DesignSpace::key(const Variant& v) const {
+std::string DesignSpace::key(const Variant& v, const AxisScope* m) const {
+  const Variant own = defaults(v, m);  // the model's defaults (the table's without a model)
   std::string k;
   for (size_t i = 0; i < axes_.size(); ++i) {
-    if (!axes_[i].in_every_key && (v.value[i] == 0 || !applies(v, i))) continue;
+    const bool at_default = v.value[i] == 0 && v.value[i] == own.value[i];
+    if (!axes_[i].in_every_key && (at_default || !applies(v, i))) continue;
     if (!k.empty()) k += ',';
     k += axes_[i].name;
     k += '=';
@@ -163,10 +165,12 @@ std::string DesignSpace::key(const Variant& v) const {
   return k;
 }
 
-Variant DesignSpace::parse(std::string_view preset_or_key, const std::vector<std::string>& sets) const {
-  Variant v;
+Variant DesignSpace::parse(std::string_view preset_or_key, const std::vector<std::string>& sets,
+                           const AxisScope* m) const {
+  // Every axis the text leaves out is the model's own (the table default without a model).
+  Variant v = defaults(Variant{}, m);
   if (preset_or_key.find('=') == std::string_view::npos) {
-    v = preset(preset_or_key, Variant{});
+    v = preset(preset_or_key, v);
   } else {
     std::string_view rest = preset_or_key;
     std::vector<std::string_view> seen;  // a repeated axis would silently take the last value
@@ -188,7 +192,8 @@ Variant DesignSpace::parse(std::string_view preset_or_key, const std::vector<std
     if (eq == std::string::npos) throw Error("--set: '" + s + "' is not axis=value");
     set(v, std::string_view(s).substr(0, eq), std::string_view(s).substr(eq + 1));
   }
-  validate(v);
+  if (m) validate_for(v, *m);
+  else validate(v);
   return v;
 }
 

@@ -89,12 +89,18 @@ class DesignSpace {
 
   // Canonical key: "axis=value" pairs in table order, comma-separated, of the axes that apply
   // and are not at their table default, plus every in_every_key axis. e.g. roll at fp16:
-  // "precision=fp16"; ring at w4a16: "returns=new_entry,precision=w4a16".
-  std::string key(const Variant& v) const;
+  // "precision=fp16"; ring at w4a16: "returns=new_entry,precision=w4a16". With the model, an
+  // axis off the model's own default is spelled too, even at the table default (gelu=erf on a
+  // gelu_tanh model), so that the key parses back to v with that model: a key that leaves an
+  // axis out means the model's own value. For a model whose defaults are the table's (Spark)
+  // the key is the same with or without the model; stored keys stay valid.
+  std::string key(const Variant& v, const AxisScope* m = nullptr) const;
   // A preset name or a key (any subset of axes, in any order: the omitted ones take their
-  // defaults, so keys written before an axis existed still parse), then `sets` ("axis=value")
-  // in order, validated. Throws Error naming what is wrong.
-  Variant parse(std::string_view preset_or_key, const std::vector<std::string>& sets = {}) const;
+  // defaults, the model's own when the model is given, so keys written before an axis existed
+  // still parse and "ring" on a gelu_tanh model keeps gelu=tanh), then `sets` ("axis=value") in
+  // order, validated (for the model too, when given). Throws Error naming what is wrong.
+  Variant parse(std::string_view preset_or_key, const std::vector<std::string>& sets = {},
+                const AxisScope* m = nullptr) const;
   // Throws Error if an axis that does not apply is off its default (e.g. new_score set while
   // join is keys).
   void validate(const Variant& v) const;

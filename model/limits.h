@@ -17,6 +17,14 @@ inline constexpr int64_t kMaxHeads = 1024;                // num_attention_heads
 inline constexpr int64_t kMaxHeadDim = 1024;              // head_dim
 inline constexpr int64_t kMaxVocab = 1 << 22;             // vocab_size (4,194,304)
 
+// A measured layer: one decode step of one layer takes more than 0 and at most this (10 s; the
+// slowest layer on record is a few ms, so anything near this is a unit mistake such as
+// microseconds as ms). The one rule of the measurement reader (calibrate, calibrate --data,
+// ingest of our YAML) and of ingest's other formats (db/ingest_checks.h). Contexts are in
+// [kMinContext, kMaxContext] everywhere: flags, model files, layout files, measurement records.
+inline constexpr double kMaxLayerMs = 10000.0;
+inline constexpr int64_t kMinContext = 2;
+
 // The fidelity check (select, step, whatif) runs the numerics on a proxy layer whose K/V cache
 // grows with the context; above kMaxFidelityContext it is skipped and the output says so.
 inline constexpr int64_t kMaxFidelitySteps = 4096;        // --fidelity-steps, --calibration-steps

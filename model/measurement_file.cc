@@ -1,5 +1,7 @@
 #include "model/measurement_file.h"
 
+#include <map>
+
 #include "model/design_space.h"
 #include "model/limits.h"
 #include "support/yaml_reader.h"
@@ -67,7 +69,7 @@ std::optional<int> read_context(MapReader& r, bool required, bool allow_unstated
       return std::nullopt;
     }
   }
-  auto v = r.integer("context", required, 1, 1 << 24);
+  auto v = r.integer("context", required, limits::kMinContext, limits::kMaxContext);
   if (!v) return std::nullopt;
   return static_cast<int>(*v);
 }
@@ -207,7 +209,7 @@ MeasurementDocument read_measurement_document(const YAML::Node& root, const std:
     t.id = r.string("id", strict).value_or("");
     t.layer = read_layer(r, false);
     t.context = read_context(r, strict, !strict);
-    if (auto ce = r.integer("cache_entries", false, 1, 1 << 24)) t.cache_entries = static_cast<int>(*ce);
+    if (auto ce = r.integer("cache_entries", false, 1, limits::kMaxContext)) t.cache_entries = static_cast<int>(*ce);
     if (!t.context && !t.cache_entries && !strict) r.error("", "needs context or cache_entries");
     t.variant = read_variant(r, errors);
     if (!t.variant.has_precision) r.error("", "needs precision (in the record or its variant)");
@@ -216,6 +218,8 @@ MeasurementDocument read_measurement_document(const YAML::Node& root, const std:
     if (has_ms == has_us) r.error("", "needs exactly one of ms or us");
     if (has_ms) t.ms = r.number("ms", true, 1e-9).value_or(0) * to_ms;
     if (has_us) t.ms = r.number("us", true, 1e-6).value_or(0) / 1000.0;
+    if (t.ms > limits::kMaxLayerMs)  // after the header's unit
+      r.error(has_ms ? "ms" : "us", "one layer's decode step must be at most " + std::to_string(static_cast<int>(limits::kMaxLayerMs)) + " ms");
     t.samples = static_cast<int>(r.integer("samples", false, 1, 1 << 30).value_or(1));
     t.export_index = read_export(r);
   });
@@ -275,6 +279,17 @@ MeasurementDocument read_measurement_document(const YAML::Node& root, const std:
     c.message = r.string("message", false).value_or("");
     if (!c.form.empty()) join_split_prose(r, c.form, doc.warnings);  // last: every key of the record was read
   });
+
+  // A record id names one record (ingest stores it, calibrate reports by it): given twice, the
+  // second would shadow the first.
+  std::map<std::string, std::string> first_at;
+  auto unique_id = [&](const std::string& id, const std::string& where) {
+    if (id.empty()) return;
+    auto [it, inserted] = first_at.emplace(id, where);
+    if (!inserted) errors.add(where + ": id: '" + id + "' is given twice (first at " + it->second + ")");
+  };
+  for (const TimingEntry& t : doc.timings) unique_id(t.id, t.where);
+  for (const ShareEntry& s : doc.shares) unique_id(s.id, s.where);
 
   bool any_export = false;
   for (const TimingEntry& t : doc.timings) any_export |= t.export_index.has_value();

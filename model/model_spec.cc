@@ -133,14 +133,22 @@ std::vector<int> ModelSpec::layers_of(LayerType t) const {
   return r;
 }
 
+void ModelSpec::check_context(int context, const std::string& what) const {
+  if (context < 2 || context > limits::kMaxContext)
+    throw Error(what + ": must be in [2, " + std::to_string(limits::kMaxContext) + "] tokens, got " +
+                std::to_string(context));
+  if (count(LayerType::kSliding) > 0 && sliding_window && context < *sliding_window)
+    throw Error(what + ": " + std::to_string(context) + " is below the sliding window of " + name + " (" +
+                std::to_string(*sliding_window) +
+                " tokens); a sliding layer only differs from a full one once the context exceeds it");
+}
+
 LayerSpec ModelSpec::layer(LayerType t, int context) const {
   if (count(t) == 0)
     throw Error(name + ": the model has no " + to_string(t) + " layers (its " +
                 std::to_string(num_layers()) + " layers are all " +
                 (t == LayerType::kSliding ? "full" : "sliding") + ")");
-  if (context < 2 || context > limits::kMaxContext)
-    throw Error("ctx: must be in [2, " + std::to_string(limits::kMaxContext) + "] tokens, got " +
-                std::to_string(context));
+  if (t == LayerType::kSliding || context < 2 || context > limits::kMaxContext) check_context(context, "ctx");
   LayerSpec s;
   s.type = t;
   s.context = context;
@@ -155,10 +163,6 @@ LayerSpec ModelSpec::layer(LayerType t, int context) const {
   s.structure = structure;
   if (t == LayerType::kSliding) {
     s.window = *sliding_window;
-    if (context < s.window)
-      throw Error("ctx: " + std::to_string(context) + " is below the sliding window of " + name +
-                  " (" + std::to_string(s.window) +
-                  " tokens); a sliding layer only differs from a full one once the context exceeds it");
     s.cache_entries = s.window - 1;
     s.rope = rope_sliding;
   } else {

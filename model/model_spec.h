@@ -128,6 +128,10 @@ struct ModelSpec {
   // The layer type at `context`. Throws Error if the model has no layer of that type, or if
   // a sliding layer is asked for at a context below its window.
   LayerSpec layer(LayerType t, int context) const;
+  // Throws Error, prefixed with `what` (the flag or key that gave the context, e.g. "--base-ctx"),
+  // if a layer of this model cannot be built at `context`: outside [2, kMaxContext], or below the
+  // sliding window when the model has sliding layers. layer() checks the same, as "ctx".
+  void check_context(int context, const std::string& what) const;
   // Checks cross-field rules (heads divisible by kv_heads, rotary dims within head dim, ...);
   // throws Error listing every violation, each prefixed with `source`.
   void validate() const;

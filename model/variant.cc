@@ -47,6 +47,8 @@ void Variant::set(std::string_view axis, std::string_view v) { design_space().se
 void Variant::validate() const { design_space().validate(*this); }
 std::string Variant::key() const { return design_space().key(*this); }
 std::string Variant::preset() const { return design_space().preset_of(*this); }
+std::string Variant::key(const AxisScope& m) const { return design_space().key(*this, &m); }
+std::string Variant::preset(const AxisScope& m) const { return design_space().preset_of(*this, &m); }
 
 std::vector<std::string> preset_names() {
   std::vector<std::string> names;
@@ -60,6 +62,10 @@ Variant preset(std::string_view name, Precision precision) {
 
 Variant parse_variant(std::string_view preset_or_key, const std::vector<std::string>& sets) {
   return design_space().parse(preset_or_key, sets);
+}
+
+Variant parse_variant(std::string_view preset_or_key, const std::vector<std::string>& sets, const AxisScope& m) {
+  return design_space().parse(preset_or_key, sets, &m);
 }
 
 }  // namespace layoutx::model

@@ -11,6 +11,8 @@
 
 namespace layoutx::model {
 
+struct AxisScope;  // model/design_space.h: what of a model decides its axes' defaults
+
 // What the layer hands back each token.
 enum class KvReturn {
   kWindow,    // slices the oldest entry off and returns the whole updated cache (roll)
@@ -58,8 +60,13 @@ struct Variant {
   // The shipped table's canonical key (DesignSpace::key): the axes off their default, plus the
   // precision, e.g. "returns=new_entry,precision=w4a16".
   std::string key() const;
-  // The preset whose axes this variant has (precision aside), or "" if none.
+  // The key relative to a model (DesignSpace::key with the model): what a key stored for that
+  // model must be, since a key that leaves an axis out means the model's own value.
+  std::string key(const AxisScope& m) const;
+  // The preset whose axes this variant has (precision aside), or "" if none; with the model,
+  // on the model's defaults ("ring" on Gemma is ring with gelu=tanh).
   std::string preset() const;
+  std::string preset(const AxisScope& m) const;
   // Sets one axis from text; throws Error naming the axis and the allowed values.
   void set(std::string_view axis, std::string_view value);
   // Throws Error if the combination is meaningless (e.g. new_score set while join is keys).
@@ -85,8 +92,10 @@ Variant preset(std::string_view name, Precision precision = Precision::kFp16);
 std::vector<std::string> preset_names();
 
 // A preset name or a key (DesignSpace::parse); then `sets` ("axis=value") applied in order;
-// validated. Throws Error naming what is wrong.
+// validated. Throws Error naming what is wrong. With the model, every axis the text leaves out
+// is the model's own (a preset never changes the model's GELU; only an explicit gelu= does).
 Variant parse_variant(std::string_view preset_or_key, const std::vector<std::string>& sets = {});
+Variant parse_variant(std::string_view preset_or_key, const std::vector<std::string>& sets, const AxisScope& m);
 
 const char* to_string(KvReturn v);
 const char* to_string(Join v);

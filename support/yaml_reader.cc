@@ -2,6 +2,7 @@
 
 #include <map>
 #include <sstream>
+#include <vector>
 
 #include "support/paths.h"
 
@@ -18,11 +19,19 @@ std::string mark_text(const std::string& file, const YAML::Mark& m) {
 }  // namespace
 
 YAML::Node load_yaml_text(const std::string& text, const std::string& name) {
+  std::vector<YAML::Node> docs;
   try {
-    return YAML::Load(text);
+    docs = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
     throw Error(mark_text(name, e.mark) + ": cannot parse: " + e.msg);
   }
+  // One document per file: a later one ("---" then content, e.g. two files concatenated) would
+  // be dropped without a word. An empty trailing document ("---" at the end) is harmless.
+  for (size_t i = 1; i < docs.size(); ++i)
+    if (present(docs[i]))
+      throw Error(mark_text(name, docs[i].Mark()) + ": a second YAML document; layoutx reads one document per file "
+                  "(remove the '---' and what follows, or put it in its own file)");
+  return docs.empty() ? YAML::Node() : docs.front();
 }
 
 YAML::Node load_yaml_file(const std::string& path) {

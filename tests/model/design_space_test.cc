@@ -64,6 +64,59 @@ TEST(DesignSpace, TheModelsOwnGeluIsItsDefault) {
   EXPECT_NE(msg.find("gelu=tanh: this model has no gelu"), std::string::npos) << msg;
 }
 
+// Issue #32 item 3: presets and keys are relative to the model. A preset or a key that leaves
+// the gelu axis out means the model's own GELU (tanh for a gelu_tanh model); only an explicit
+// gelu= gives the other. Keys of an erf model (Spark) are the same with or without the model.
+TEST(DesignSpace, APresetNeverChangesTheModelsOwnGelu) {
+  const auto& d = design_space();
+  const auto tanh_model = scope(Activation::kGeluTanh);
+  const auto erf_model = scope(Activation::kGelu);
+  for (const auto& name : preset_names()) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(d.parse(name, {}, &tanh_model).gelu(), GeluForm::kTanh);
+    EXPECT_EQ(d.parse(name, {"precision=w4a16"}, &tanh_model).gelu(), GeluForm::kTanh);
+    EXPECT_EQ(d.parse(name, {}, &erf_model).gelu(), GeluForm::kErf);
+    EXPECT_EQ(d.preset_of(d.parse(name, {}, &tanh_model), &tanh_model), name);
+    // Only an explicit --set gelu=erf gives the other activation.
+    EXPECT_EQ(d.parse(name, {"gelu=erf"}, &tanh_model).gelu(), GeluForm::kErf);
+  }
+  // A stored key without a gelu axis means the model's own.
+  EXPECT_EQ(d.parse("returns=new_entry,precision=fp16", {}, &tanh_model).gelu(), GeluForm::kTanh);
+  EXPECT_EQ(d.parse("returns=new_entry,gelu=erf,precision=fp16", {}, &tanh_model).gelu(), GeluForm::kErf);
+  EXPECT_EQ(d.parse("returns=new_entry,precision=fp16", {}, &erf_model).gelu(), GeluForm::kErf);
+  // The verbs' entry point says the same.
+  EXPECT_EQ(parse_variant("ring", {}, tanh_model).gelu(), GeluForm::kTanh);
+}
+
+TEST(DesignSpace, KeysRelativeToTheModelParseBackAndSparkKeysAreUnchanged) {
+  const auto& d = design_space();
+  const auto tanh_model = scope(Activation::kGeluTanh);
+  const auto erf_model = scope(Activation::kGelu);
+  const auto silu_model = scope(Activation::kSilu);
+  for (Precision p : {Precision::kFp16, Precision::kW8A16, Precision::kW4A16}) {
+    const Variant base = Variant{}.set(p);
+    // An erf model (Spark): every key byte-identical to the model-free key stored today.
+    for (const auto& v : d.variants(base, &erf_model)) {
+      EXPECT_EQ(d.key(v, &erf_model), d.key(v));
+      EXPECT_EQ(d.parse(d.key(v), {}, &erf_model), v) << d.key(v);
+    }
+    for (const auto& v : d.variants(base, &silu_model)) EXPECT_EQ(d.key(v, &silu_model), d.key(v));
+    // A tanh model: its own tanh is still spelled (keys stored for Gemma stay as they were), its
+    // erf is spelled gelu=erf, and every key parses back to the same variant with or without
+    // the model.
+    for (const auto& v : d.variants(base, &tanh_model)) {
+      const std::string k = d.key(v, &tanh_model);
+      EXPECT_EQ(d.parse(k, {}, &tanh_model), v) << k;
+      EXPECT_EQ(d.parse(k), v) << k;
+      if (v.gelu() == GeluForm::kTanh) EXPECT_EQ(k, d.key(v));
+      else EXPECT_NE(k.find("gelu=erf"), std::string::npos) << k;
+    }
+  }
+  EXPECT_EQ(d.key(d.parse("ring", {}, &tanh_model), &tanh_model), "returns=new_entry,gelu=tanh,precision=fp16");
+  EXPECT_EQ(d.key(d.parse("ring", {"gelu=erf"}, &tanh_model), &tanh_model), "returns=new_entry,gelu=erf,precision=fp16");
+  EXPECT_EQ(d.key(preset("ring")), "returns=new_entry,precision=fp16");
+}
+
 TEST(DesignSpace, DisplayAndFileNames) {
   const auto& d = design_space();
   Variant v = parse_variant("score-join", {"new_score=mul_reducesum"});

@@ -1,0 +1,85 @@
+// Issue #32 item 3: a preset on a model whose GELU is the tanh approximation (Gemma 2/3) builds
+// the model's own GELU in every verb that takes --layout; only an explicit --set gelu=erf gives
+// the other activation. One test per verb: graph, predict, parity, emit, step.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "tests/cli/run_layoutx.h"
+#include "tests/temp_dir.h"
+
+namespace {
+
+using layoutx::test::has;
+using layoutx::test::layoutx;
+using layoutx::test::Result;
+
+const std::string kGemma = std::string(LAYOUTX_TEST_DIR) + "/fixtures/hf/gemma3-1b.json";
+const std::string kRingTanh = "returns=new_entry,gelu=tanh,precision=fp16";
+
+TEST(ModelsOwnGelu, GraphRingOnGemmaBuildsTanh) {
+  Result r = layoutx("graph --model " + kGemma + " --layer full --ctx 256 --layout ring --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "\"variant_key\": \"" + kRingTanh + "\"")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"preset\": \"ring\"")) << r.out;
+  Result erf = layoutx("graph --model " + kGemma + " --layer full --ctx 256 --layout ring --set gelu=erf --json");
+  ASSERT_EQ(erf.status, 0) << erf.out;
+  EXPECT_TRUE(has(erf.out, "\"variant_key\": \"returns=new_entry,gelu=erf,precision=fp16\"")) << erf.out;
+}
+
+TEST(ModelsOwnGelu, PredictRingOnGemmaCompilesWithoutAGeluChange) {
+  Result r = layoutx("predict --model " + kGemma + " --layer full --layout ring");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out, kRingTanh)) << r.out;
+  EXPECT_TRUE(has(r.out, "(ring)")) << r.out;
+  EXPECT_FALSE(has(r.out, "gelu-change")) << r.out;
+  // The other activation only when asked for, and then the legality check says so.
+  Result erf = layoutx("predict --model " + kGemma + " --layer full --layout ring --set gelu=erf");
+  ASSERT_EQ(erf.status, 0) << erf.out;
+  EXPECT_TRUE(has(erf.out, "gelu-change")) << erf.out;
+}
+
+TEST(ModelsOwnGelu, ParityRingOnGemmaIsTheTanhLayer) {
+  // ring against Gemma's ring spelled with its tanh: the same graph, identical outputs.
+  Result r = layoutx("parity --model " + kGemma + " --layer full --ctx 64 --steps 2 --exact --json --a " + kRingTanh +
+                     " --b ring");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "\"b\": \"" + kRingTanh + "\"")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"max_abs_err\": 0,")) << r.out;
+  Result erf = layoutx("parity --model " + kGemma + " --layer full --ctx 64 --steps 2 --exact --json --a ring --b ring "
+                       "--set-b gelu=erf");
+  ASSERT_EQ(erf.status, 0) << erf.out;
+  EXPECT_TRUE(has(erf.out, "\"b\": \"returns=new_entry,gelu=erf,precision=fp16\"")) << erf.out;
+  EXPECT_FALSE(has(erf.out, "\"max_abs_err\": 0,")) << erf.out;
+}
+
+TEST(ModelsOwnGelu, EmitRingOnGemmaExportsTheTanhLayer) {
+  layoutx::test::TempDir d("own-gelu-emit");
+  const auto out = d.path() / "bundle";
+  Result r = layoutx("emit --model " + kGemma + " --layer full --ctx 64 --layout ring --calibration-samples 1 --json --out " +
+                     out.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "\"variant_key\": \"" + kRingTanh + "\"")) << r.out;
+  bool found = false;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(out)) {
+    if (e.path().filename() != "job.yaml") continue;
+    std::ifstream in(e.path());
+    const std::string job(std::istreambuf_iterator<char>(in), {});
+    EXPECT_TRUE(has(job, kRingTanh)) << job;
+    found = true;
+  }
+  EXPECT_TRUE(found) << "no job.yaml under " << out;
+}
+
+TEST(ModelsOwnGelu, StepLayoutRingOnGemmaKeepsTanh) {
+  Result r = layoutx("step --model " + kGemma + " --precision fp16 --ctx 4096 --layout sliding=ring,full=ring --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "\"full\": \"" + kRingTanh + "\"")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"sliding\": \"" + kRingTanh + "\"")) << r.out;
+  EXPECT_FALSE(has(r.out, "gelu=erf")) << r.out;
+}
+
+}  // namespace
