@@ -11,6 +11,7 @@
 #include "cli/table.h"
 #include "cli/output_flags.h"
 #include "cli/verbs.h"
+#include "model/design_space.h"
 #include "model/limits.h"
 #include "model/model_loader.h"
 #include "support/atomic_file.h"
@@ -79,6 +80,7 @@ void add_step_verb(CLI::App& app) {
     model::ModelSpec m = model::load_model(args->model);
     model::Precision p = model::parse_precision(args->precision);
     explorer::Assignment a = parse_assignment(m, p, args->layouts, args->sets);
+    for (const auto& [type, v] : a) model::design_space().require_priced(v, std::string("step: ") + model::to_string(type));
     auto predictor = args->predictor.load();
     explorer::Evaluator ev(*predictor);
     if (args->sweep_ctx.empty()) {

@@ -45,6 +45,13 @@ struct Axis {
   bool layout_choice = true;
   // The default for a model, as a value index (e.g. gelu: the model's hidden_act); nullptr: 0.
   int (*model_default)(const AxisScope&) = nullptr;
+  // Whether the cost model prices the axis's non-default values. An unpriced axis is built,
+  // checked numerically and emitted, but the explorer keeps it at its default (variants() does
+  // not enumerate it), spelled() leaves it out at its default (layout files and JSON `axes` as
+  // before it existed), and predict/step refuse a non-default value (require_priced).
+  bool priced = true;
+  // Why not priced yet, for the refusal (e.g. "cost model 3").
+  std::string priced_by;
 };
 
 // A named point: roll, ring, score-join. Axes not named are at their defaults.
@@ -124,6 +131,10 @@ class DesignSpace {
   // Every meaningful variant: all combinations of the layout axes that apply (to the model,
   // when given), the others at base's values (precision). Shipped table, Spark: 40.
   std::vector<Variant> variants(const Variant& base, const AxisScope* m = nullptr) const;
+  // Throws Error naming every axis of v off its default that the cost model does not price
+  // yet ("kv_dtype=u8: not priced yet: cost model 3 ..."); `what` prefixes the message (the
+  // verb or flag).
+  void require_priced(const Variant& v, const std::string& what) const;
 
  private:
   std::vector<Axis> axes_;

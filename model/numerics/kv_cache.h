@@ -28,15 +28,29 @@ inline bool kv_slot_written(KvReturn returns, int64_t t, int64_t j, int64_t entr
   return returns == KvReturn::kWindow ? j >= entries - written : j < written;
 }
 
-// Writes a step's new entry, k [kv_heads, head_dim, 1] and v [kv_heads, 1, head_dim] (flat), into
-// `slot` of the caches k_cache [kv_heads, head_dim, N] and v_cache [kv_heads, N, head_dim].
+// The K cache's shape: [kv_heads, head_dim, N] transposed (k_layout default), or
+// [kv_heads, N, head_dim] as rows (k_layout=rows, V's layout).
+inline Shape k_cache_shape(KLayout layout, int64_t kv_heads, int64_t head_dim, int64_t entries) {
+  return layout == KLayout::kRows ? Shape{kv_heads, entries, head_dim} : Shape{kv_heads, head_dim, entries};
+}
+// Flat offset of key element (h, d) of `slot` in a K cache of `layout`: the new key is written
+// as a column (transposed) or a row (rows).
+inline size_t k_offset(KLayout layout, int64_t h, int64_t d, int64_t slot, int64_t head_dim, int64_t entries) {
+  return static_cast<size_t>(layout == KLayout::kRows ? (h * entries + slot) * head_dim + d
+                                                      : (h * head_dim + d) * entries + slot);
+}
+
+// Writes a step's new entry, k [kv_heads, head_dim, 1] (rows: [kv_heads, 1, head_dim]: the same
+// flat order) and v [kv_heads, 1, head_dim], into `slot` of the caches k_cache
+// (k_cache_shape) and v_cache [kv_heads, N, head_dim].
 template <typename T>
 void write_kv_entry(std::vector<T>& k_cache, std::vector<T>& v_cache, const std::vector<T>& k,
-                    const std::vector<T>& v, int64_t kv_heads, int64_t head_dim, int64_t entries, int64_t slot) {
+                    const std::vector<T>& v, int64_t kv_heads, int64_t head_dim, int64_t entries, int64_t slot,
+                    KLayout k_layout = KLayout::kTransposed) {
   for (int64_t h = 0; h < kv_heads; ++h)
     for (int64_t d = 0; d < head_dim; ++d) {
       const auto in = static_cast<size_t>(h * head_dim + d);
-      k_cache[static_cast<size_t>((h * head_dim + d) * entries + slot)] = k[in];
+      k_cache[k_offset(k_layout, h, d, slot, head_dim, entries)] = k[in];
       v_cache[static_cast<size_t>((h * entries + slot) * head_dim + d)] = v[in];
     }
 }
