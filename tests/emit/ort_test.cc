@@ -118,7 +118,8 @@ TEST(OrtQdq, AU8CacheInQdqFormMatchesTheExecutorsEncoding) {
         const std::string dir = scratch("qdq");
         auto q = validate_in_ort(g, w, steps, 5, dir, true);
         int pairs = 0;
-        for (const auto& n : read_onnx(dir + "/model.onnx").graph().node()) pairs += n.op_type() == "QuantizeLinear";
+        const onnx::ModelProto emitted = read_onnx(dir + "/model.onnx");
+        for (const auto& n : emitted.graph().node()) pairs += n.op_type() == "QuantizeLinear";
         EXPECT_EQ(pairs, 2);  // K and V: the one place each enters the cache's encoding
         std::printf("[figure] ORT vs executor, u8 QDQ cache, %s %s %s: hidden %.1f dB, kv %.1f dB\n",
                     model::to_string(t), layout, precision, q.hidden.snr_db, q.kv_snr_db);
