@@ -235,6 +235,13 @@ class Writer {
         return;
       }
       case OpKind::kSoftmax:
+        if (g_.operands(v).size() == 2) {
+          // softmax=masked: ONNX has no MaskedSoftmax; the add it folds in, then the Softmax.
+          const std::string sum = n.name + "/mask_add";
+          node("Add", sum, {in(v, 0), in(v, 1)}, sum);
+          attr_int(node("Softmax", n.name, {sum}, out), "axis", axis(v));
+          return;
+        }
         attr_int(node("Softmax", n.name, {in(v, 0)}, out), "axis", axis(v));
         return;
       case OpKind::kReduceMax: {

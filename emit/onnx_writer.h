@@ -9,6 +9,7 @@
 //                 the device toolchain's quantize step turns it into the real conversion. A u8
 //                 cache Convert with a range (OnnxOptions::cache_ranges): QuantizeLinear ->
 //                 DequantizeLinear, the tied cache encoding spelled out
+//   Softmax       Softmax; with a mask operand (softmax=masked, QNN's MaskedSoftmax): Add then Softmax
 //   MatMul        MatMul; with transpose_b (k_layout=rows scores): Transpose(last two axes) MatMul
 //   RmsNorm       Mul(x,x) ReduceMean(last axis) Add(eps) Sqrt Div(x, .) Mul(weight)
 //   Gelu erf      0.5 * x * (1 + Erf(x / sqrt 2)): Mul Erf Add Mul Mul

@@ -332,7 +332,12 @@ void Builder::build() {
                      binary(OpKind::kMul, "attn/softcap_div", scores, constant("attn/softcap_inv", 1.0 / S.attn_softcap)));
     scores = binary(OpKind::kMul, "attn/softcap", t, constant("attn/softcap_c", S.attn_softcap));
   }
-  Vertex probs = softmax("attn/softmax", binary(OpKind::kAdd, "attn/mask_add", scores, mask));
+  // softmax=masked: one Softmax op over (scores, mask), the add folded in (QNN's MaskedSoftmax).
+  Vertex probs = V.softmax() == SoftmaxForm::kMasked
+                     ? add({.name = "attn/softmax", .kind = OpKind::kSoftmax,
+                            .shape = broadcast(shape(scores), shape(mask), "attn/softmax"), .dtype = act_, .axis = -1},
+                           {scores, mask})
+                     : softmax("attn/softmax", binary(OpKind::kAdd, "attn/mask_add", scores, mask));
   if (V.join() == Join::kKeys) {
     context = matmul("attn/context", probs, need_v_all());  // [kv,G,D]
   } else {

@@ -64,8 +64,10 @@ const DesignSpace& DesignSpace::shipped() {
         {.name = "join", .values = {"keys", "scores"},
          .meaning = "where the new token meets the cache: concatenated onto the keys before one softmax (keys), or "
                     "scored apart and the score vectors concatenated (scores)"},
-        {.name = "softmax", .values = {"fused", "explicit"},
-         .meaning = "one Softmax op, or max/sub/exp/sum/div as separate ops"},
+        {.name = "softmax", .values = {"fused", "explicit", "masked"},
+         .meaning = "one Softmax op after the mask add, max/sub/exp/sum/div as separate ops, or QNN's "
+                    "MaskedSoftmax (QNN 2.35+: the mask add folded into the softmax, finite mask values)",
+         .priced_by = "cost model 3", .unpriced_values = {"masked"}},
         {.name = "new_score", .values = {"matmul", "mul_reducesum"},
          .meaning = "the new token's own score q.k: a MatMul, or a broadcast Mul and a ReduceSum",
          .only_with_axis = "join", .only_with_values = {"scores"}},
@@ -318,7 +320,7 @@ std::vector<Variant> DesignSpace::variants(const Variant& base, const AxisScope*
   std::vector<Variant> out;
   while (true) {
     bool meaningful = true;
-    for (size_t i : free) meaningful = meaningful && (v.value[i] == 0 || applies(v, i));
+    for (size_t i : free) meaningful = meaningful && (v.value[i] == 0 || applies(v, i)) && priced_value(i, v.value[i]);
     if (meaningful) out.push_back(v);
     size_t j = 0;
     while (j < free.size() && ++v.value[free[j]] == axes_[free[j]].values.size()) v.value[free[j++]] = 0;
@@ -327,14 +329,21 @@ std::vector<Variant> DesignSpace::variants(const Variant& base, const AxisScope*
   return out;
 }
 
+bool DesignSpace::priced_value(size_t i, size_t k) const {
+  const Axis& a = axes_.at(i);
+  if (!a.priced) return k == 0;
+  return k >= a.values.size() ||
+         std::find(a.unpriced_values.begin(), a.unpriced_values.end(), a.values[k]) == a.unpriced_values.end();
+}
+
 void DesignSpace::require_priced(const Variant& v, const std::string& what) const {
   ErrorList e;
   for (size_t i = 0; i < axes_.size(); ++i)
-    if (!axes_[i].priced && v.value[i] != 0)
+    if (!priced_value(i, v.value[i]))
       e.add(what + ": " + axes_[i].name + "=" + value(v, i) + ": not priced yet: " +
             (axes_[i].priced_by.empty() ? std::string("no cost model prices it") : axes_[i].priced_by) +
-            " (graph, parity and emit accept it; predict, step, select and whatif price only " + axes_[i].name + "=" +
-            axes_[i].values[0] + ")");
+            " (graph, parity and emit accept it; predict, step, select and whatif price only its priced values, e.g. " +
+            axes_[i].name + "=" + axes_[i].values[0] + ")");
   e.throw_if_any();
 }
 

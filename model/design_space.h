@@ -52,6 +52,9 @@ struct Axis {
   bool priced = true;
   // Why not priced yet, for the refusal (e.g. "cost model 3").
   std::string priced_by;
+  // On a priced axis, values the cost model does not price yet (e.g. softmax=masked): treated as
+  // an unpriced axis's values (not enumerated, refused by the pricing verbs).
+  std::vector<std::string> unpriced_values;
 };
 
 // A named point: roll, ring, score-join. Axes not named are at their defaults.
@@ -135,6 +138,9 @@ class DesignSpace {
   // yet ("kv_dtype=u8: not priced yet: cost model 3 ..."); `what` prefixes the message (the
   // verb or flag).
   void require_priced(const Variant& v, const std::string& what) const;
+  // Whether value index k of axis i is priced: a priced axis's values except its
+  // unpriced_values; an unpriced axis's default only.
+  bool priced_value(size_t i, size_t k) const;
 
  private:
   std::vector<Axis> axes_;

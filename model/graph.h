@@ -48,7 +48,7 @@ enum class OpKind {
   kExp,
   kTanh,
   kGelu,      // `gelu` says erf (exact) or tanh (approximation)
-  kSoftmax,   // over `axis`
+  kSoftmax,   // over `axis`; with a second operand (softmax=masked), of operand 0 + operand 1 (the mask)
   kReduceMax, // over `axis`, keepdims
   kReduceSum, // over `axis`, keepdims
   kConcat,    // operands joined along `axis`

@@ -21,7 +21,9 @@ enum class Join {
   kKeys,    // new key/value concatenated onto the cache, one softmax over all keys
   kScores,  // cache and new token scored separately, score vectors concatenated
 };
-enum class SoftmaxForm { kFused, kExplicit };    // one Softmax op, or max/sub/exp/sum/div
+// One Softmax op (after the mask add), max/sub/exp/sum/div, or QNN's MaskedSoftmax (one
+// Softmax op taking the scores and the additive mask: the add folded in).
+enum class SoftmaxForm { kFused, kExplicit, kMasked };
 enum class NewScore { kMatMul, kMulReduceSum };  // only with join: scores
 enum class NewValue { kMatMul, kBroadcastMul };  // only with join: scores
 enum class GeluForm { kErf, kTanh };             // only for GELU models

@@ -527,8 +527,11 @@ void Executor<T>::eval(Vertex v) {
       });
       break;
     case OpKind::kSoftmax: {
-      arity(1);
-      const Tensor<T>& a = value(ops[0]);
+      // Masked (two operands): the scores plus the mask, in the op's own arithmetic (no encoding
+      // of the sum: the add is folded into the softmax), then the softmax in place.
+      if (ops.size() == 2) binary([](T x, T y) { return x + y; });
+      else arity(1);
+      const Tensor<T>& a = ops.size() == 2 ? out : value(ops[0]);
       const int ax = norm_axis(n, a.shape.size());
       const AxisSplit s = split_at(a.shape, ax);
       out.shape = a.shape;

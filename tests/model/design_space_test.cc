@@ -113,6 +113,16 @@ TEST(DesignSpace, UnpricedAxesAreBuiltButNotExplored) {
   EXPECT_NE(msg.find("predict: kv_dtype=u8: not priced yet: cost model 3"), std::string::npos) << msg;
   EXPECT_NE(msg.find("k_layout=rows: not priced yet"), std::string::npos) << msg;
   EXPECT_NE(msg.find("weight_quant=block32: not priced yet"), std::string::npos) << msg;
+  // softmax=masked: an unpriced value of a priced axis.
+  EXPECT_TRUE(d.axis("softmax").priced);
+  EXPECT_FALSE(d.priced_value(d.axis_index("softmax"), 2));
+  EXPECT_TRUE(d.priced_value(d.axis_index("softmax"), 1));
+  const Variant masked = parse_variant("ring", {"softmax=masked"});
+  EXPECT_EQ(masked.softmax(), SoftmaxForm::kMasked);
+  EXPECT_EQ(masked.key(), "returns=new_entry,softmax=masked,precision=fp16");
+  for (const auto& x : d.variants(ring, &gelu)) EXPECT_NE(x.softmax(), SoftmaxForm::kMasked);
+  msg = testing::error_message([&] { d.require_priced(masked, "predict"); });
+  EXPECT_NE(msg.find("predict: softmax=masked: not priced yet: cost model 3"), std::string::npos) << msg;
   // Block quantization is a 4-bit weight form only.
   msg = testing::error_message([&] { parse_variant("ring", {"weight_quant=block64", "precision=fp16"}); });
   EXPECT_NE(msg.find("weight_quant=block64: applies only with precision=w4a16"), std::string::npos) << msg;
