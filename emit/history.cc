@@ -50,7 +50,7 @@ TensorMap LayerRuntime::inputs(const Tensor& hidden) const {
   m["v_cache"] = v_cache_;
   Tensor mask{{1, 1, N + 1}, std::vector<float>(static_cast<size_t>(N + 1), 0.0f)};
   for (int64_t j = 0; j < N; ++j)
-    if (!model::numerics::kv_slot_written(g_.variant.returns(), t_, j, N)) mask.data[static_cast<size_t>(j)] = masked_;
+    if (!model::numerics::kv_slot_open(g_.variant.returns(), t_, j, N, L.window)) mask.data[static_cast<size_t>(j)] = masked_;
   m["mask"] = std::move(mask);
   if (L.rope.rotary_dims > 0) {
     m["rope_cos"] = rope_cos(L, t_);

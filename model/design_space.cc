@@ -96,6 +96,10 @@ const DesignSpace& DesignSpace::shipped() {
                     "integer block scales under a per-channel scale) in blocks of 16, 32 or 64",
          .only_with_axis = "precision", .only_with_values = {"w4a16"}, .priced = false,
          .priced_by = "cost model 3"},
+        {.name = "sliding_cache", .values = {"window", "context"},
+         .meaning = "a sliding layer's cache: its window (window-1 slots) or a full-length one like a full layer's "
+                    "(context-1 slots) with the mask hiding entries older than the window; full layers unchanged",
+         .priced = false, .priced_by = "cost model 3"},
     };
     std::vector<Preset> presets = {
         {"roll", {{"returns", "window"}, {"join", "keys"}}, "the window sliced and handed back whole each token"},
@@ -107,7 +111,8 @@ const DesignSpace& DesignSpace::shipped() {
     const std::pair<size_t, const char*> positions[] = {
         {kReturnsAxis, "returns"}, {kJoinAxis, "join"}, {kSoftmaxAxis, "softmax"}, {kNewScoreAxis, "new_score"},
         {kNewValueAxis, "new_value"}, {kGeluAxis, "gelu"}, {kPrecisionAxis, "precision"},
-        {kKvDtypeAxis, "kv_dtype"}, {kKLayoutAxis, "k_layout"}, {kWeightQuantAxis, "weight_quant"}};
+        {kKvDtypeAxis, "kv_dtype"}, {kKLayoutAxis, "k_layout"}, {kWeightQuantAxis, "weight_quant"},
+        {kSlidingCacheAxis, "sliding_cache"}};
     for (const auto& [pos, name] : positions)
       if (d.find(name) != static_cast<int>(pos)) throw Error(std::string("design space: axis ") + name + " out of place");
     return d;

@@ -38,12 +38,15 @@ enum class KLayout { kTransposed, kRows };
 enum class WeightQuant { kPerChannel, kBlock16, kBlock32, kBlock64 };
 // Rows per block of a WeightQuant (0: per channel).
 int block_rows(WeightQuant q);
+// A sliding layer's cache: its window (window-1 slots, today) or context-length (context-1
+// slots, as a full layer's) with the window enforced by the mask.
+enum class SlidingCache { kWindow, kContext };
 
 // The shipped table's axis positions (design_space.cc checks its rows against them). Each
 // enum above is the value index of its axis.
 enum AxisPosition : size_t {
   kReturnsAxis, kJoinAxis, kSoftmaxAxis, kNewScoreAxis, kNewValueAxis, kGeluAxis, kPrecisionAxis,
-  kKvDtypeAxis, kKLayoutAxis, kWeightQuantAxis
+  kKvDtypeAxis, kKLayoutAxis, kWeightQuantAxis, kSlidingCacheAxis
 };
 
 struct Variant {
@@ -61,6 +64,7 @@ struct Variant {
   KvDtype kv_dtype() const { return static_cast<KvDtype>(value[kKvDtypeAxis]); }
   KLayout k_layout() const { return static_cast<KLayout>(value[kKLayoutAxis]); }
   WeightQuant weight_quant() const { return static_cast<WeightQuant>(value[kWeightQuantAxis]); }
+  SlidingCache sliding_cache() const { return static_cast<SlidingCache>(value[kSlidingCacheAxis]); }
 
   Variant& set(KvReturn x) { return put(kReturnsAxis, x); }
   Variant& set(Join x) { return put(kJoinAxis, x); }
@@ -72,6 +76,7 @@ struct Variant {
   Variant& set(KvDtype x) { return put(kKvDtypeAxis, x); }
   Variant& set(KLayout x) { return put(kKLayoutAxis, x); }
   Variant& set(WeightQuant x) { return put(kWeightQuantAxis, x); }
+  Variant& set(SlidingCache x) { return put(kSlidingCacheAxis, x); }
 
   bool operator==(const Variant&) const = default;
   bool operator<(const Variant& o) const { return value < o.value; }

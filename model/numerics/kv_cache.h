@@ -40,6 +40,19 @@ inline size_t k_offset(KLayout layout, int64_t h, int64_t d, int64_t slot, int64
                                                       : (h * head_dim + d) * entries + slot);
 }
 
+// Whether slot j is open to step t's query (the mask leaves it 0): written, and for a sliding
+// layer (window > 0) no older than the window: its token s has t - s <= window - 1 (the query
+// sees the last `window` tokens, its own included). The age test only bites when the cache holds
+// more than window-1 entries (sliding_cache=context); a window-sized cache's entries are all in it.
+inline bool kv_slot_open(KvReturn returns, int64_t t, int64_t j, int64_t entries, int64_t window) {
+  if (!kv_slot_written(returns, t, j, entries)) return false;
+  if (window <= 0 || entries < window) return true;
+  // Age t - s of the token in slot j: roll keeps the newest at the end; new_entry writes token s
+  // into slot s mod N (the newest written at or before t-1).
+  const int64_t age = returns == KvReturn::kWindow ? entries - j : (t - 1 - j) % entries + 1;
+  return age <= window - 1;
+}
+
 // Writes a step's new entry, k [kv_heads, head_dim, 1] (rows: [kv_heads, 1, head_dim]: the same
 // flat order) and v [kv_heads, 1, head_dim], into `slot` of the caches k_cache
 // (k_cache_shape) and v_cache [kv_heads, N, head_dim].

@@ -105,7 +105,7 @@ void DecodeRunner<T>::run(int t, const std::vector<double>& x, const StepObserve
   //    new_entry: slots 0 .. min(t, N)-1 were written (ring slot t mod N, or append slot t).
   Tensor<T> mask({1, 1, entries_ + 1}, T(0));
   for (int64_t j = 0; j < entries_; ++j)
-    if (!kv_slot_written(graph_.variant.returns(), t, j, entries_)) mask[j] = static_cast<T>(masked_);
+    if (!kv_slot_open(graph_.variant.returns(), t, j, entries_, L.window)) mask[j] = static_cast<T>(masked_);
   in_[Role::kMask] = std::move(mask);
   // 4. Run the graph; its outputs stay in the executor (no copy unless observed).
   if (options_.record) exec_.set_recording(t >= options_.record_from_step);

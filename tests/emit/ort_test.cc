@@ -185,6 +185,8 @@ std::vector<Case> cases() {
     out.push_back({t, "roll", {"kv_dtype=u16", "precision=w8a16"}});
     out.push_back({t, "score-join", {"kv_dtype=u8", "k_layout=rows"}});
     out.push_back({t, "ring", {"softmax=masked"}});
+    out.push_back({t, "ring", {"sliding_cache=context"}});
+    out.push_back({t, "roll", {"sliding_cache=context", "kv_dtype=u8"}});
     out.push_back({t, "score-join", {"softmax=masked", "precision=w4a16", "weight_quant=block16"}});
   }
   return out;

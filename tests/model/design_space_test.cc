@@ -84,7 +84,7 @@ TEST(DesignSpace, RefusesABadTable) {
 // forms), not enumerated by the explorer and refused by the pricing verbs until cost model 3.
 TEST(DesignSpace, UnpricedAxesAreBuiltButNotExplored) {
   const auto& d = design_space();
-  for (const char* a : {"kv_dtype", "k_layout", "weight_quant"}) {
+  for (const char* a : {"kv_dtype", "k_layout", "weight_quant", "sliding_cache"}) {
     EXPECT_FALSE(d.axis(a).priced) << a;
     EXPECT_EQ(d.axis(a).priced_by, "cost model 3") << a;
   }

@@ -139,6 +139,21 @@ TEST(ExporterForms, MaskedSoftmaxFoldsTheMaskAdd) {
   }
 }
 
+// sliding_cache=context: a sliding layer's cache is context-1 slots like a full layer's (the
+// window is the runtime's mask); a full layer is unchanged.
+TEST(ExporterForms, ContextLengthSlidingCacheHasTheFullLayersSlots) {
+  auto s = spark("ring", Precision::kW4A16, {"sliding_cache=context"});
+  EXPECT_EQ(s.layer.cache_entries, 4095);
+  EXPECT_EQ(io(s, Role::kKCache).shape, (Shape{KV, D, 4095}));
+  EXPECT_EQ(io(s, Role::kMask).shape, (Shape{1, 1, 4096}));
+  auto f = spark("ring", Precision::kW4A16, {"sliding_cache=context"}, LayerType::kFull);
+  auto f0 = spark("ring", Precision::kW4A16, {}, LayerType::kFull);
+  EXPECT_EQ(io(f, Role::kKCache).shape, io(f0, Role::kKCache).shape);
+  auto w = spark("ring", Precision::kW4A16);
+  EXPECT_EQ(totals(s, analyze(s)).boundary_bytes_in - totals(w, analyze(w)).boundary_bytes_in,
+            2 * KV * D * (4095 - N) * 2 + (4095 - N) * 2);  // K and V f16, and the longer mask
+}
+
 // Every value of every unpriced axis has conversion records at every precision it applies to,
 // each with a result, and a source unless nothing was tried.
 TEST(ExporterForms, EveryUnpricedValueHasItsConversionRecords) {

@@ -59,6 +59,24 @@ TEST(ExporterFormsParity, ExactFormsEqualTheReference) {
   }
 }
 
+// sliding_cache=context: a sliding layer over a context-length cache (ctx 64: 63 slots, window
+// 8) equals the reference, which attends to the last 8 tokens: the mask's window is enforced
+// (without it the 25-step history would attend to up to 24 keys).
+TEST(ExporterFormsParity, ContextLengthSlidingCacheKeepsTheWindow) {
+  Fixture f(LayerType::kSliding, kLongHistory);
+  for (const char* p : {"roll", "ring", "score-join"}) {
+    const Variant v = parse_variant(p, {"sliding_cache=context"});
+    EXPECT_EQ(build_layer_graph(f.layer, v).layer.cache_entries, 63);
+    EXPECT_GT(f.fid(v, Arithmetic::kFloat64, false).min_step_snr_db, 250.0) << p;
+    EXPECT_GT(f.fid(v, Arithmetic::kFloat32, false).min_step_snr_db, 120.0) << p;
+  }
+  // The age test is what keeps the window: the same cache with every written slot open
+  // (a full layer's mask over the sliding layer's graph) is far from the reference.
+  LayerGraph g = build_layer_graph(f.layer, parse_variant("ring", {"sliding_cache=context"}));
+  g.layer.window = 0;
+  EXPECT_LT(compare(f.ref, simulate<double>(g, f.w, f.in), f.in).delta_snr_db, 40.0);
+}
+
 // The rows form's parity above is not vacuous: the tiny sliding layer's key window is square
 // ([kv, N+1, D] = [2, 8, 8]), so a scores MatMul that forgets to read K transposed still runs,
 // and is caught by its figure.
