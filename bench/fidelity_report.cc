@@ -4,12 +4,15 @@
 // the sliding window (fidelity_history: window + 8 = 520 steps, so the window fills and the ring
 // wraps), the `ring` layout, 16-bit activations calibrated as QuantOptions says. Two widths: the
 // full layer (as `layoutx parity` runs it) and select's proxy (hidden and MLP widths / 8).
+// Then issue 34's forms beside them: u16 and u8 KV caches (kv_dtype) and block-wise 4-bit weights
+// through the weight_quant axis (16, 32, 64).
 //   build/bench/fidelity_report [--steps N] [--ctx C] [--proxy-only]
 #include <cstdlib>
 #include <cstring>
 #include <iomanip>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "model/model_loader.h"
 #include "model/numerics/fidelity.h"
@@ -26,6 +29,7 @@ struct Row {
   const char* name;
   model::Precision precision;
   nx::WeightQuantizer quantizer;
+  std::vector<std::string> sets;  // the exporters' forms (issue 34): axes off their defaults
 };
 
 }  // namespace
@@ -48,7 +52,18 @@ int main(int argc, char** argv) {
         {"w4a16 per channel", model::Precision::kW4A16, nx::WeightQuantizer::kPerChannel},
         {"w4a16 block 32 (LPBQ)", model::Precision::kW4A16, nx::WeightQuantizer::kBlock32},
         {"w4a16 block 64 (LPBQ)", model::Precision::kW4A16, nx::WeightQuantizer::kBlock64},
+        // Issue 34's forms: the cache's dtype at the boundary, and block weights through the axis.
+        {"fp16, kv u16", model::Precision::kFp16, nx::WeightQuantizer::kPerChannel, {"kv_dtype=u16"}},
+        {"fp16, kv u8", model::Precision::kFp16, nx::WeightQuantizer::kPerChannel, {"kv_dtype=u8"}},
+        {"w8a16 per channel, kv u16", model::Precision::kW8A16, nx::WeightQuantizer::kPerChannel, {"kv_dtype=u16"}},
+        {"w8a16 per channel, kv u8", model::Precision::kW8A16, nx::WeightQuantizer::kPerChannel, {"kv_dtype=u8"}},
+        {"w4a16 weight_quant=block16", model::Precision::kW4A16, nx::WeightQuantizer::kPerChannel, {"weight_quant=block16"}},
+        {"w4a16 weight_quant=block32", model::Precision::kW4A16, nx::WeightQuantizer::kPerChannel, {"weight_quant=block32"}},
+        {"w4a16 weight_quant=block64", model::Precision::kW4A16, nx::WeightQuantizer::kPerChannel, {"weight_quant=block64"}},
+        {"w4a16 block 64, kv u8", model::Precision::kW4A16, nx::WeightQuantizer::kPerChannel,
+         {"weight_quant=block64", "kv_dtype=u8"}},
     };
+    constexpr int kRows = sizeof(rows) / sizeof(rows[0]);
     constexpr uint64_t kSeed = 1;
     for (bool proxy : {false, true}) {
       if (proxy_only && !proxy) continue;
@@ -57,7 +72,7 @@ int main(int argc, char** argv) {
                 << nx::QuantOptions{}.calibration_steps << " steps (other tokens)\n\n";
       std::cout << "| precision, quantizer | sliding SNR | sliding top-5 | sliding top-1 | full SNR | full top-5 | "
                    "full top-1 |\n|---|---|---|---|---|---|---|\n";
-      nx::Fidelity f[5][2];
+      nx::Fidelity f[kRows][2];
       int history[2] = {0, 0};
       for (int li = 0; li < 2; ++li) {
         model::LayerSpec layer = spec.layer(li ? model::LayerType::kFull : model::LayerType::kSliding, ctx);
@@ -72,14 +87,16 @@ int main(int argc, char** argv) {
           layer.context = n;
           layer.cache_entries = n - 1;
         }
-        for (int r = 0; r < 5; ++r) {
+        for (int r = 0; r < kRows; ++r) {
           nx::QuantOptions q;
           q.w4 = rows[r].quantizer;
-          f[r][li] = nx::variant_fidelity(layer, model::preset("ring", rows[r].precision), n, kSeed, q);
+          std::vector<std::string> sets = rows[r].sets;
+          sets.push_back(std::string("precision=") + model::to_string(rows[r].precision));
+          f[r][li] = nx::variant_fidelity(layer, model::parse_variant("ring", sets), n, kSeed, q);
         }
       }
       std::cout << std::fixed;
-      for (int r = 0; r < 5; ++r) {
+      for (int r = 0; r < kRows; ++r) {
         std::cout << "| " << rows[r].name;
         for (int li = 0; li < 2; ++li)
           std::cout << " | " << std::setprecision(1) << f[r][li].snr_db << " dB | " << std::setprecision(0)

@@ -12,6 +12,7 @@
 #include "costmodel/hypothesis_predictor.h"
 #include "explorer/open_decisions.h"
 #include "model/builder.h"
+#include "model/design_space.h"
 #include "support/error.h"
 #include "support/json_writer.h"
 
@@ -148,6 +149,7 @@ void add_predict_verb(CLI::App& app) {
   sub->callback([args] {
     // 1. Resolve the model, layer type and variant from the flags.
     auto r = args->layer.resolve();
+    model::design_space().require_priced(r.variant, "predict");
     // 2. Build the op graph.
     auto g = model::build_layer_graph(r.layer, r.variant);
     // 3. The device's predictor: --calibration FILE, --db's latest, or the shipped calibration.

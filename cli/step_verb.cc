@@ -12,6 +12,7 @@
 #include "cli/table.h"
 #include "cli/output_flags.h"
 #include "cli/verbs.h"
+#include "model/design_space.h"
 #include "model/limits.h"
 #include "model/model_loader.h"
 #include "support/atomic_file.h"
@@ -83,6 +84,7 @@ void add_step_verb(CLI::App& app) {
     // A context the model cannot take is the flag's error (not the "ctx" of a model field).
     if (!args->sweep_ctx.empty()) m.check_context(parse_range(args->sweep_ctx).first, "--sweep-ctx");
     m.check_context(args->ctx, "--ctx");
+    for (const auto& [type, v] : a) model::design_space().require_priced(v, std::string("step: ") + model::to_string(type));
     auto predictor = args->predictor.load();
     explorer::Evaluator ev(*predictor);
     if (args->sweep_ctx.empty()) {

@@ -9,6 +9,7 @@
 #include "cli/predictor_options.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
+#include "model/design_space.h"
 #include "model/limits.h"
 #include "model/model_loader.h"
 #include "support/error.h"
@@ -95,6 +96,9 @@ void add_whatif_verb(CLI::App& app) {
     std::vector<explorer::ForcedAxis> forced;
     for (const auto& s : args->sets) {
       TypedSet ts = parse_typed_set(q.model, s);
+      model::Variant named;
+      named.set(ts.axis, ts.value);
+      model::design_space().require_priced(named, "whatif --set " + s);
       forced.push_back({ts.type, ts.axis, ts.value});
     }
     // The current choice stays known-good; the question forces its axes.

@@ -14,7 +14,8 @@ using model::LayerType;
 LayerRuntime::LayerRuntime(const model::LayerGraph& g, float masked) : g_(g), masked_(masked) {
   const auto& L = g.layer;
   const int64_t kv = L.kv_heads, D = L.head_dim, N = L.cache_entries;
-  k_cache_ = {{kv, D, N}, std::vector<float>(static_cast<size_t>(kv * D * N), 0.0f)};
+  k_cache_ = {model::numerics::k_cache_shape(g.variant.k_layout(), kv, D, N),
+              std::vector<float>(static_cast<size_t>(kv * D * N), 0.0f)};
   v_cache_ = {{kv, N, D}, std::vector<float>(static_cast<size_t>(kv * N * D), 0.0f)};
 }
 
@@ -49,7 +50,7 @@ TensorMap LayerRuntime::inputs(const Tensor& hidden) const {
   m["v_cache"] = v_cache_;
   Tensor mask{{1, 1, N + 1}, std::vector<float>(static_cast<size_t>(N + 1), 0.0f)};
   for (int64_t j = 0; j < N; ++j)
-    if (!model::numerics::kv_slot_written(g_.variant.returns(), t_, j, N)) mask.data[static_cast<size_t>(j)] = masked_;
+    if (!model::numerics::kv_slot_open(g_.variant.returns(), t_, j, N, L.window)) mask.data[static_cast<size_t>(j)] = masked_;
   m["mask"] = std::move(mask);
   if (L.rope.rotary_dims > 0) {
     m["rope_cos"] = rope_cos(L, t_);
@@ -61,6 +62,7 @@ TensorMap LayerRuntime::inputs(const Tensor& hidden) const {
 void LayerRuntime::absorb(const TensorMap& outputs) {
   const auto& L = g_.layer;
   const int64_t kv = L.kv_heads, D = L.head_dim, N = L.cache_entries;
+  const model::KLayout kl = g_.variant.k_layout();
   auto get = [&](const char* name, const model::Shape& want) -> const Tensor& {
     auto it = outputs.find(name);
     if (it == outputs.end()) throw Error(std::string("runtime: the step has no output '") + name + "'");
@@ -71,15 +73,15 @@ void LayerRuntime::absorb(const TensorMap& outputs) {
   };
   if (g_.variant.returns() == KvReturn::kWindow) {
     // Roll: the returned window is the next cache; slots fill from the newest (last) end.
-    k_cache_ = get("k_out", {kv, D, N});
+    k_cache_ = get("k_out", model::numerics::k_cache_shape(kl, kv, D, N));
     v_cache_ = get("v_out", {kv, N, D});
   } else {
     // The last token a full layer's context holds has no slot, and no step follows.
     const int64_t slot = model::numerics::kv_entry_slot(L.type, t_, N);
     if (slot >= 0) {
-      const Tensor& k = get("k_out", {kv, D, 1});
+      const Tensor& k = get("k_out", model::numerics::k_cache_shape(kl, kv, D, 1));
       const Tensor& v = get("v_out", {kv, 1, D});
-      model::numerics::write_kv_entry(k_cache_.data, v_cache_.data, k.data, v.data, kv, D, N, slot);
+      model::numerics::write_kv_entry(k_cache_.data, v_cache_.data, k.data, v.data, kv, D, N, slot, kl);
     }
   }
   ++t_;

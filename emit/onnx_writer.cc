@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <algorithm>
 #include <map>
 
 #include "model/design_space.h"
@@ -21,7 +22,9 @@ using model::Vertex;
 
 class Writer {
  public:
-  Writer(const model::LayerGraph& g, const WeightSource& w, int opset) : g_(g), w_(w), opset_(opset) {
+  Writer(const model::LayerGraph& g, const WeightSource& w, int opset,
+         const std::map<std::string, std::pair<double, double>>* cache_ranges)
+      : g_(g), w_(w), opset_(opset), cache_ranges_(cache_ranges) {
     graph_ = model_.mutable_graph();
   }
 
@@ -126,9 +129,28 @@ class Writer {
         node("Identity", n.name, {in(v, 0)}, out);
         value_info(graph_->add_output(), out, n.shape);
         return;
-      case OpKind::kConvert:
+      case OpKind::kConvert: {
+        const std::pair<double, double>* range = nullptr;
+        if (n.dtype == model::DType::kU8 && cache_ranges_) {
+          auto it = cache_ranges_->find(n.name);
+          if (it != cache_ranges_->end()) range = &it->second;
+        }
+        if (range) {
+          // The u8 cache's tied symmetric encoding: uint8 codes, zero point 128.
+          const double a = std::max(std::abs(range->first), std::abs(range->second));
+          const std::string p = n.name + "/";
+          scalar(p + "scale", a > 0 ? a / 127.0 : 1.0);
+          auto* zp = graph_->add_initializer();
+          zp->set_name(p + "zero_point");
+          zp->set_data_type(onnx::TensorProto::UINT8);
+          zp->set_raw_data(std::string(1, static_cast<char>(128)));
+          node("QuantizeLinear", p + "quantize", {in(v, 0), p + "scale", p + "zero_point"}, p + "codes");
+          node("DequantizeLinear", n.name, {p + "codes", p + "scale", p + "zero_point"}, out);
+          return;
+        }
         attr_int(node("Cast", n.name, {in(v, 0)}, out), "to", onnx::TensorProto::FLOAT);
         return;
+      }
       case OpKind::kRmsNorm: {
         const std::string x = in(v, 0), p = n.name + "/";
         node("Mul", p + "square", {x, x}, p + "square");
@@ -164,7 +186,21 @@ class Writer {
         return;
       }
       case OpKind::kTanh: node("Tanh", n.name, {in(v, 0)}, out); return;
-      case OpKind::kMatMul: node("MatMul", n.name, {in(v, 0), in(v, 1)}, out); return;
+      case OpKind::kMatMul: {
+        if (!n.transpose_b) {
+          node("MatMul", n.name, {in(v, 0), in(v, 1)}, out);
+          return;
+        }
+        // b read transposed: a Transpose of its last two axes first.
+        const auto rank = static_cast<int64_t>(g_.op(g_.operands(v).at(1)).shape.size());
+        std::vector<int64_t> perm;
+        for (int64_t i = 0; i < rank; ++i) perm.push_back(i);
+        std::swap(perm[static_cast<size_t>(rank - 1)], perm[static_cast<size_t>(rank - 2)]);
+        const std::string t = n.name + "/transpose_b";
+        attr_ints(node("Transpose", t, {in(v, 1)}, t), "perm", perm);
+        node("MatMul", n.name, {in(v, 0), t}, out);
+        return;
+      }
       case OpKind::kAdd: node("Add", n.name, {in(v, 0), in(v, 1)}, out); return;
       case OpKind::kSub: node("Sub", n.name, {in(v, 0), in(v, 1)}, out); return;
       case OpKind::kMul: node("Mul", n.name, {in(v, 0), in(v, 1)}, out); return;
@@ -199,6 +235,13 @@ class Writer {
         return;
       }
       case OpKind::kSoftmax:
+        if (g_.operands(v).size() == 2) {
+          // softmax=masked: ONNX has no MaskedSoftmax; the add it folds in, then the Softmax.
+          const std::string sum = n.name + "/mask_add";
+          node("Add", sum, {in(v, 0), in(v, 1)}, sum);
+          attr_int(node("Softmax", n.name, {sum}, out), "axis", axis(v));
+          return;
+        }
         attr_int(node("Softmax", n.name, {in(v, 0)}, out), "axis", axis(v));
         return;
       case OpKind::kReduceMax: {
@@ -234,6 +277,7 @@ class Writer {
   const model::LayerGraph& g_;
   const WeightSource& w_;
   int opset_;
+  const std::map<std::string, std::pair<double, double>>* cache_ranges_;
   onnx::ModelProto model_;
   onnx::GraphProto* graph_ = nullptr;
 };
@@ -257,7 +301,7 @@ onnx::ModelProto to_onnx(const model::LayerGraph& g, const WeightSource& weights
   if (opset < 13 || opset > std::min(max, 17))
     throw Error("onnx writer: opset " + std::to_string(opset) + " is outside the supported 13.." +
                 std::to_string(std::min(max, 17)));
-  Writer w(g, weights, opset);
+  Writer w(g, weights, opset, opt.cache_ranges);
   w.run(opt.graph_name.empty() ? default_graph_name(g) : opt.graph_name);
   return w.take();
 }

@@ -6,7 +6,11 @@
 //                 across the boundary is an op in layoutx's model too)
 //   Weight        initializer named by role_name; Constant: a [1] initializer
 //   Convert       Cast(to=FLOAT): a no-op in the float graph, kept so nodes match layoutx's ops;
-//                 the device toolchain's quantize step turns it into the real conversion
+//                 the device toolchain's quantize step turns it into the real conversion. A u8
+//                 cache Convert with a range (OnnxOptions::cache_ranges): QuantizeLinear ->
+//                 DequantizeLinear, the tied cache encoding spelled out
+//   Softmax       Softmax; with a mask operand (softmax=masked, QNN's MaskedSoftmax): Add then Softmax
+//   MatMul        MatMul; with transpose_b (k_layout=rows scores): Transpose(last two axes) MatMul
 //   RmsNorm       Mul(x,x) ReduceMean(last axis) Add(eps) Sqrt Div(x, .) Mul(weight)
 //   Gelu erf      0.5 * x * (1 + Erf(x / sqrt 2)): Mul Erf Add Mul Mul
 //   Gelu tanh     0.5 * x * (1 + Tanh(sqrt(2/pi) * (x + 0.044715 x^3))): Mul Mul Mul Add Mul Tanh Add Mul Mul
@@ -18,6 +22,7 @@
 #pragma once
 #include <onnx/onnx_pb.h>
 
+#include <map>
 #include <string>
 
 #include "emit/weights.h"
@@ -31,6 +36,11 @@ int max_supported_opset();
 struct OnnxOptions {
   int opset = 0;            // 0: max_supported_opset()
   std::string graph_name;   // "" : "layoutx_<layer>_<preset or key>"
+  // The calibrated range (lo, hi) of u8 cache Converts (kv_dtype=u8), by op name. A u8 Convert
+  // with a range becomes QuantizeLinear -> DequantizeLinear (uint8, zero point 128, scale
+  // max(|lo|, |hi|) / 127: numerics::quantize_u8_symmetric); without one, a Cast like every
+  // Convert. u16 caches stay Casts (uint16 QuantizeLinear needs opset 21; libonnx 1.12 knows 17).
+  const std::map<std::string, std::pair<double, double>>* cache_ranges = nullptr;
 };
 
 // Builds the model. Throws Error for an opset below 13 (ReduceSum's axes input) or above the

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <map>
 
 #include "emit/history.h"
 #include "emit/onnx_writer.h"
@@ -16,9 +17,26 @@ namespace layoutx::emit {
 namespace num = model::numerics;
 
 Validation validate_in_ort(const model::LayerGraph& g, const num::LayerWeights& weights, int steps, uint64_t seed,
-                           const std::string& work_dir) {
+                           const std::string& work_dir, bool qdq_cache) {
   const auto& L = g.layer;
   const num::Sequence hidden = num::token_inputs(L.hidden, steps, seed);
+
+  // 0. With qdq_cache: the u8 cache encodings, calibrated over the history (float pass).
+  num::ActivationRanges ranges;
+  std::map<std::string, std::pair<double, double>> cache_ranges;
+  num::SimOptions sim;
+  if (qdq_cache) {
+    num::PreparedWeights<float> prepared(weights, false);
+    ranges = num::calibrate_activations<float>(g, prepared, hidden, steps);
+    for (model::Vertex v = 0; v < g.size(); ++v) {
+      const auto& n = g.op(v);
+      auto it = ranges.find(n.name);
+      if (n.kind == model::OpKind::kConvert && n.dtype == model::DType::kU8 && it != ranges.end())
+        cache_ranges[n.name] = {it->second.lo, it->second.hi};
+    }
+    sim.simulate_cache_codes = true;
+    sim.ranges = &ranges;
+  }
 
   // 1. The executor (float32) over the history, keeping each step's K/V outputs.
   std::vector<std::vector<double>> ref_kv(static_cast<size_t>(steps));
@@ -26,12 +44,12 @@ Validation validate_in_ort(const model::LayerGraph& g, const num::LayerWeights& 
     for (auto role : {model::Role::kKOut, model::Role::kVOut})
       for (float x : out.at(role).data) ref_kv[static_cast<size_t>(t)].push_back(x);
   };
-  const num::Sequence ref = num::simulate<float>(g, weights, hidden, {}, observe);
+  const num::Sequence ref = num::simulate<float>(g, weights, hidden, sim, observe);
 
   // 2. The same graph as ONNX, run step by step in ORT; we play the runtime for the cache.
   ensure_directory(work_dir);
   const std::string model_path = (std::filesystem::path(work_dir) / "model.onnx").string();
-  auto m = to_onnx(g, LayerWeightsSource(weights));
+  auto m = to_onnx(g, LayerWeightsSource(weights), {.cache_ranges = qdq_cache ? &cache_ranges : nullptr});
   check_onnx(m, g);
   write_onnx(m, model_path);
   OrtSession ort(model_path, (std::filesystem::path(work_dir) / "steps").string());

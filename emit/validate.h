@@ -25,7 +25,11 @@ struct Validation {
 // Emits `g` with `weights`, runs it in ORT for `steps` tokens (numerics::token_inputs(seed)),
 // and compares with the executor (float32) on the same history. `work_dir` holds the model and
 // the per-step tensor files. Throws Error when ORT is unavailable or a run fails.
+// qdq_cache: a u8 cache (kv_dtype=u8) is emitted in its QDQ form (QuantizeLinear ->
+// DequantizeLinear at each u8 Convert, OnnxOptions::cache_ranges) with ranges calibrated on the
+// history's own steps, and the executor simulates the same encodings (simulate_cache_codes), so
+// the comparison checks the tied cache encoding too; otherwise the Converts are Casts.
 Validation validate_in_ort(const model::LayerGraph& g, const model::numerics::LayerWeights& weights, int steps,
-                           uint64_t seed, const std::string& work_dir);
+                           uint64_t seed, const std::string& work_dir, bool qdq_cache = false);
 
 }  // namespace layoutx::emit

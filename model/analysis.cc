@@ -6,6 +6,15 @@ int64_t tensor_bytes(const Shape& shape, DType dtype) {
   return (numel(shape) * dtype_bits(dtype) + 7) / 8;
 }
 
+int64_t node_bytes(const OpNode& n) {
+  int64_t bytes = tensor_bytes(n.shape, n.dtype);
+  if (n.kind == OpKind::kWeight && n.block > 0 && n.shape.size() == 2) {
+    const int64_t blocks = (n.shape[0] + n.block - 1) / n.block;
+    bytes += (blocks * n.shape[1] * 4 + 7) / 8;
+  }
+  return bytes;
+}
+
 int64_t padded_numel(const Shape& shape, int pad) {
   if (shape.empty()) return 1;
   int64_t n = 1;
@@ -24,7 +33,7 @@ namespace {
 OpStats stats_of(const LayerGraph& g, Vertex v) {
   const OpNode& n = g.op(v);
   OpStats s;
-  const int64_t out_bytes = tensor_bytes(n.shape, n.dtype);
+  const int64_t out_bytes = node_bytes(n);
   switch (n.kind) {
     case OpKind::kInput:
     case OpKind::kConstant:
@@ -37,7 +46,7 @@ OpStats stats_of(const LayerGraph& g, Vertex v) {
     case OpKind::kMatMul: {
       s.macs = static_cast<int64_t>(matmul_macs(g, v));
       for (Vertex u : g.operands(v))
-        if (g.op(u).kind == OpKind::kWeight) s.weight_bytes += tensor_bytes(g.op(u).shape, g.op(u).dtype);
+        if (g.op(u).kind == OpKind::kWeight) s.weight_bytes += node_bytes(g.op(u));
       break;
     }
     case OpKind::kOutput:
@@ -61,7 +70,7 @@ OpStats stats_of(const LayerGraph& g, Vertex v) {
       break;
   }
   s.elements = numel(n.shape);
-  s.bytes_read = operand_bytes(g, v, [](const OpNode& o) { return tensor_bytes(o.shape, o.dtype); });
+  s.bytes_read = operand_bytes(g, v, [](const OpNode& o) { return node_bytes(o); });
   s.bytes_written = out_bytes;
   return s;
 }
@@ -95,8 +104,7 @@ int64_t weight_and_boundary_bytes(const LayerGraph& g) {
   int64_t bytes = 0;
   for (Vertex v = 0; v < g.size(); ++v) {
     const OpNode& n = g.op(v);
-    if (n.kind == OpKind::kWeight || n.kind == OpKind::kInput || n.kind == OpKind::kOutput)
-      bytes += tensor_bytes(n.shape, n.dtype);
+    if (n.kind == OpKind::kWeight || n.kind == OpKind::kInput || n.kind == OpKind::kOutput) bytes += node_bytes(n);
   }
   return bytes;
 }

@@ -19,6 +19,11 @@ struct OpStats {
 
 // Bytes of a tensor of `shape` and `dtype` (4-bit rounded up to whole bytes).
 int64_t tensor_bytes(const Shape& shape, DType dtype);
+// A node's stored bytes: tensor_bytes, plus for a block-quantized 4-bit weight [in, out]
+// (OpNode::block > 0) one 4-bit integer scale per block and output column:
+// ceil(in / block) * out * 4 bits (the per-channel float scales, as for per-channel weights,
+// are not counted).
+int64_t node_bytes(const OpNode& n);
 
 // Elements of `shape` with its last axis rounded up to a multiple of `pad` (pad <= 1: numel).
 int64_t padded_numel(const Shape& shape, int pad);

@@ -32,6 +32,11 @@ class Builder {
       case 8: wdt_ = DType::kI8; break;
       default: wdt_ = DType::kI4; break;
     }
+    switch (variant.kv_dtype()) {
+      case KvDtype::kF16: cdt_ = DType::kF16; break;
+      case KvDtype::kU8: cdt_ = DType::kU8; break;
+      case KvDtype::kU16: cdt_ = DType::kU16; break;
+    }
   }
 
   // Adds op `n` fed by `operands` in slot order. The node is moved in (Boost's add_vertex
@@ -68,9 +73,43 @@ class Builder {
         {x});
   }
   Vertex weight(Role role, Shape s, bool projection) {
+    const bool blocked = projection && wdt_ == DType::kI4;
     return add({.name = std::string("w/") + role_name(role), .kind = OpKind::kWeight, .shape = s,
-                .dtype = projection ? wdt_ : act_, .role = role},
+                .dtype = projection ? wdt_ : act_, .role = role,
+                .block = blocked ? block_rows(lg_.variant.weight_quant()) : 0},
                {});
+  }
+  // A K/V cache input in the cache's boundary dtype (kv_dtype). f16: input() (today's form). u8
+  // and u16: no conversion in a quantized graph (the attention MatMuls read the cache as it is:
+  // 16-bit activations x 8- or 16-bit cache); an fp16 graph dequantizes it to f16.
+  Vertex cache_input(Role role, Shape s) {
+    if (cdt_ == DType::kF16) return input(role, s);
+    Vertex v = add({.name = std::string("in/") + role_name(role), .kind = OpKind::kInput, .shape = s, .dtype = cdt_,
+                    .role = role},
+                   {});
+    if (act_ != DType::kF16) return v;
+    return add({.name = std::string("in/") + role_name(role) + "/dequantize", .kind = OpKind::kConvert, .shape = s,
+                .dtype = act_},
+               {v});
+  }
+  // A new K/V entry as the cache holds it: in a quantized graph with a u8/u16 cache, quantized
+  // with the cache's own encoding (tied input and output quantizers: the runtime copies its codes
+  // into the cache without requantizing), so the join and the returned entry read the same codes.
+  Vertex cache_entry(const std::string& name, Vertex x) {
+    if (cdt_ == DType::kF16 || act_ == DType::kF16) return x;
+    return add({.name = name + "/to_cache", .kind = OpKind::kConvert, .shape = shape(x), .dtype = cdt_}, {x});
+  }
+  // A cache output in the cache's boundary dtype: f16 as output(); u8/u16 quantized to it (a
+  // no-op when x already holds the cache's codes).
+  void cache_output(Role role, Vertex x) {
+    if (cdt_ == DType::kF16) return output(role, x);
+    if (lg_.graph[x].dtype != cdt_)
+      x = add({.name = std::string("out/") + role_name(role) + "/quantize", .kind = OpKind::kConvert,
+               .shape = shape(x), .dtype = cdt_},
+              {x});
+    add({.name = std::string("out/") + role_name(role), .kind = OpKind::kOutput, .shape = shape(x), .dtype = cdt_,
+         .role = role},
+        {x});
   }
   Vertex constant(const std::string& name, double value) {
     return add({.name = name, .kind = OpKind::kConstant, .shape = {1}, .dtype = act_, .scalar = value}, {});
@@ -95,28 +134,39 @@ class Builder {
   Vertex binary(OpKind k, const std::string& name, Vertex a, Vertex b) {
     return add({.name = name, .kind = k, .shape = broadcast(shape(a), shape(b), name), .dtype = act_}, {a, b});
   }
-  Vertex matmul(const std::string& name, Vertex a, Vertex b) {
+  // a b, or a b^T (transpose_b: b's last two axes swapped, as QNN's MatMul transpose_in1).
+  Vertex matmul(const std::string& name, Vertex a, Vertex b, bool transpose_b = false) {
     const Shape& sa = shape(a);
     const Shape& sb = shape(b);
-    if (sa.size() < 2 || sb.size() < 2 || sa.back() != sb[sb.size() - 2])
-      throw Error("graph builder: " + name + ": cannot multiply " + to_string(sa) + " by " + to_string(sb));
+    const size_t rb = sb.size();
+    if (sa.size() < 2 || rb < 2 || sa.back() != (transpose_b ? sb[rb - 1] : sb[rb - 2]))
+      throw Error("graph builder: " + name + ": cannot multiply " + to_string(sa) + " by " + to_string(sb) +
+                  (transpose_b ? " transposed" : ""));
     Shape ba(sa.begin(), sa.end() - 2), bb(sb.begin(), sb.end() - 2);
     Shape out = broadcast(ba, bb, name);
     out.push_back(sa[sa.size() - 2]);
-    out.push_back(sb.back());
-    return add({.name = name, .kind = OpKind::kMatMul, .shape = out, .dtype = act_}, {a, b});
+    out.push_back(transpose_b ? sb[rb - 2] : sb.back());
+    return add({.name = name, .kind = OpKind::kMatMul, .shape = out, .dtype = act_, .transpose_b = transpose_b}, {a, b});
   }
+  // Joined along `axis`; the result keeps its operands' dtype when they all share one that is
+  // not the activations' (a u8/u16 cache and its new entry), else the activations'.
   Vertex concat(const std::string& name, std::initializer_list<Vertex> xs, int axis) {
     const Vertex* x = xs.begin();
     Shape out = shape(x[0]);
     int ax = norm_axis(axis, out.size());
-    for (size_t i = 1; i < xs.size(); ++i) out[ax] += shape(x[i])[ax];
-    return add({.name = name, .kind = OpKind::kConcat, .shape = out, .dtype = act_, .axis = axis}, xs);
+    DType dt = lg_.graph[x[0]].dtype;
+    for (size_t i = 1; i < xs.size(); ++i) {
+      out[ax] += shape(x[i])[ax];
+      if (lg_.graph[x[i]].dtype != dt) dt = act_;
+    }
+    if (dt != cdt_) dt = act_;
+    return add({.name = name, .kind = OpKind::kConcat, .shape = out, .dtype = dt, .axis = axis}, xs);
   }
   Vertex slice(const std::string& name, Vertex x, int axis, int64_t start, int64_t end) {
     Shape out = shape(x);
     out[norm_axis(axis, out.size())] = end - start;
-    return add({.name = name, .kind = OpKind::kSlice, .shape = out, .dtype = act_, .axis = axis,
+    // Data movement keeps its operand's dtype (a u8 cache window stays u8).
+    return add({.name = name, .kind = OpKind::kSlice, .shape = out, .dtype = lg_.graph[x].dtype, .axis = axis,
                 .start = start, .end = end},
                {x});
   }
@@ -188,6 +238,7 @@ class Builder {
   LayerGraph& lg_;
   DType act_;
   DType wdt_;
+  DType cdt_;  // the K/V caches' boundary dtype (kv_dtype)
 };
 
 void Builder::build() {
@@ -198,8 +249,12 @@ void Builder::build() {
 
   // Graph inputs.
   Vertex x = input(Role::kHiddenIn, {1, H});
-  Vertex k_cache = input(Role::kKCache, {kv, D, N});
-  Vertex v_cache = input(Role::kVCache, {kv, N, D});
+  // K transposed [kv, D, N] (today) or as rows [kv, N, D] (k_layout=rows: the scores MatMuls
+  // read it transposed, and the new key joins it along the slot axis 1).
+  const bool k_rows = V.k_layout() == KLayout::kRows;
+  const int k_slot_axis = k_rows ? 1 : 2;
+  Vertex k_cache = cache_input(Role::kKCache, k_rows ? Shape{kv, N, D} : Shape{kv, D, N});
+  Vertex v_cache = cache_input(Role::kVCache, {kv, N, D});
   Vertex mask = input(Role::kMask, {1, 1, N + 1});
   Vertex cos = Graph::null_vertex(), sin = Graph::null_vertex();
   if (r > 0) {
@@ -236,25 +291,37 @@ void Builder::build() {
   }
   const double scale = S.query_scale > 0 ? S.query_scale : 1.0 / std::sqrt(double(D));
   q = binary(OpKind::kMul, "attn/q_scale", q, constant("attn/scale", scale));
-  Vertex k_new_t = reshape("attn/k_new_t", k, {kv, D, 1});  // [kv,1,D] -> [kv,D,1]: same elements
+  // The new key in the cache's layout: [kv,D,1] transposed (a reshape of [kv,1,D]: same
+  // elements), or [kv,1,D] as rows.
+  Vertex k_new_t = k_rows ? k : reshape("attn/k_new_t", k, {kv, D, 1});
+  // The new entry as the cache holds it (u8/u16 caches of a quantized graph: the cache's codes).
+  Vertex k_entry = Graph::null_vertex(), v_entry = Graph::null_vertex();
+  auto need_k_entry = [&] {
+    if (k_entry == Graph::null_vertex()) k_entry = cache_entry("attn/k_new", k_new_t);
+    return k_entry;
+  };
+  auto need_v_entry = [&] {
+    if (v_entry == Graph::null_vertex()) v_entry = cache_entry("attn/v_new", v_new);
+    return v_entry;
+  };
 
   // Where the new token meets the cache.
   Vertex k_all = Graph::null_vertex(), v_all = Graph::null_vertex();  // cache + new entry, built when a form needs them
   auto need_k_all = [&] {
-    if (k_all == Graph::null_vertex()) k_all = concat("attn/k_concat", {k_cache, k_new_t}, 2);
+    if (k_all == Graph::null_vertex()) k_all = concat("attn/k_concat", {k_cache, need_k_entry()}, k_slot_axis);
     return k_all;
   };
   auto need_v_all = [&] {
-    if (v_all == Graph::null_vertex()) v_all = concat("attn/v_concat", {v_cache, v_new}, 1);
+    if (v_all == Graph::null_vertex()) v_all = concat("attn/v_concat", {v_cache, need_v_entry()}, 1);
     return v_all;
   };
   Vertex scores, context;
   if (V.join() == Join::kKeys) {
-    scores = matmul("attn/scores", q, need_k_all());  // [kv,G,N+1]
+    scores = matmul("attn/scores", q, need_k_all(), k_rows);  // [kv,G,N+1]
   } else {
-    Vertex s_cache = matmul("attn/scores_cache", q, k_cache);  // [kv,G,N]
+    Vertex s_cache = matmul("attn/scores_cache", q, k_cache, k_rows);  // [kv,G,N]
     Vertex s_new = V.new_score() == NewScore::kMatMul
-                       ? matmul("attn/score_new", q, k_new_t)  // [kv,G,1]
+                       ? matmul("attn/score_new", q, k_new_t, k_rows)  // [kv,G,1]
                        : reduce(OpKind::kReduceSum, "attn/score_new",
                                 binary(OpKind::kMul, "attn/score_new_mul", q, k), -1);
     scores = concat("attn/scores", {s_cache, s_new}, -1);
@@ -265,7 +332,12 @@ void Builder::build() {
                      binary(OpKind::kMul, "attn/softcap_div", scores, constant("attn/softcap_inv", 1.0 / S.attn_softcap)));
     scores = binary(OpKind::kMul, "attn/softcap", t, constant("attn/softcap_c", S.attn_softcap));
   }
-  Vertex probs = softmax("attn/softmax", binary(OpKind::kAdd, "attn/mask_add", scores, mask));
+  // softmax=masked: one Softmax op over (scores, mask), the add folded in (QNN's MaskedSoftmax).
+  Vertex probs = V.softmax() == SoftmaxForm::kMasked
+                     ? add({.name = "attn/softmax", .kind = OpKind::kSoftmax,
+                            .shape = broadcast(shape(scores), shape(mask), "attn/softmax"), .dtype = act_, .axis = -1},
+                           {scores, mask})
+                     : softmax("attn/softmax", binary(OpKind::kAdd, "attn/mask_add", scores, mask));
   if (V.join() == Join::kKeys) {
     context = matmul("attn/context", probs, need_v_all());  // [kv,G,D]
   } else {
@@ -310,11 +382,11 @@ void Builder::build() {
   output(Role::kHiddenOut, y);
   if (V.returns() == KvReturn::kWindow) {
     // Roll: drop the oldest entry, hand the whole updated cache back.
-    output(Role::kKOut, slice("cache/k_window", need_k_all(), 2, 1, N + 1));
-    output(Role::kVOut, slice("cache/v_window", need_v_all(), 1, 1, N + 1));
+    cache_output(Role::kKOut, slice("cache/k_window", need_k_all(), k_slot_axis, 1, N + 1));
+    cache_output(Role::kVOut, slice("cache/v_window", need_v_all(), 1, 1, N + 1));
   } else {
-    output(Role::kKOut, k_new_t);
-    output(Role::kVOut, v_new);
+    cache_output(Role::kKOut, need_k_entry());
+    cache_output(Role::kVOut, need_v_entry());
   }
 }
 
@@ -334,6 +406,12 @@ LayerGraph build_layer_graph(const LayerSpec& layer, const Variant& variant) {
     e.add("layer: hidden, intermediate and head_dim must be positive");
   e.throw_if_any();
   LayerGraph lg{Graph(), layer, variant};
+  // sliding_cache=context: a sliding layer whose cache holds its window (window-1 slots) takes a
+  // full layer's context-1 slots instead; the runtime's mask hides what is older than the window
+  // (kv_cache.h kv_slot_open). A cache of another size (the checkpoints' one-entry graphs) is kept.
+  if (variant.sliding_cache() == SlidingCache::kContext && layer.type == LayerType::kSliding &&
+      layer.cache_entries == layer.window - 1 && layer.context - 1 > layer.cache_entries)
+    lg.layer.cache_entries = layer.context - 1;
   Builder(lg).build();
   return lg;  // named return value: not copied
 }

@@ -13,6 +13,11 @@ namespace layoutx::model {
 // Query head h belongs to kv head h / G (HF repeat_kv order), so q is viewed as [kv,G,D].
 // fp16 graphs: f16 everywhere. Quantized graphs (w8a16, w4a16): i8/i4 projection weights,
 // u16 activations, and a Convert where each f16 boundary tensor enters or leaves the graph.
+// The exporters' forms (issue 34): k_layout=rows stores K as [kv,N,D] (the scores MatMuls read
+// it transposed, transpose_b); kv_dtype=u8/u16 makes k/v_cache and k/v_out u8/u16 at the
+// boundary (a quantized graph reads them without a Convert and quantizes the new entry with the
+// cache's tied encoding; an fp16 graph converts at the boundary); weight_quant=blockN marks the
+// i4 projection weights with their LPBQ block (OpNode::block).
 // Throws Error if the variant is meaningless (Variant::validate) or the layer inconsistent.
 LayerGraph build_layer_graph(const LayerSpec& layer, const Variant& variant);
 

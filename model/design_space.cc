@@ -64,8 +64,10 @@ const DesignSpace& DesignSpace::shipped() {
         {.name = "join", .values = {"keys", "scores"},
          .meaning = "where the new token meets the cache: concatenated onto the keys before one softmax (keys), or "
                     "scored apart and the score vectors concatenated (scores)"},
-        {.name = "softmax", .values = {"fused", "explicit"},
-         .meaning = "one Softmax op, or max/sub/exp/sum/div as separate ops"},
+        {.name = "softmax", .values = {"fused", "explicit", "masked"},
+         .meaning = "one Softmax op after the mask add, max/sub/exp/sum/div as separate ops, or QNN's "
+                    "MaskedSoftmax (QNN 2.35+: the mask add folded into the softmax, finite mask values)",
+         .priced_by = "cost model 3", .unpriced_values = {"masked"}},
         {.name = "new_score", .values = {"matmul", "mul_reducesum"},
          .meaning = "the new token's own score q.k: a MatMul, or a broadcast Mul and a ReduceSum",
          .only_with_axis = "join", .only_with_values = {"scores"}},
@@ -78,6 +80,26 @@ const DesignSpace& DesignSpace::shipped() {
         {.name = "precision", .values = {"fp16", "w8a16", "w4a16"},
          .meaning = "weights / activations: fp16, 8-bit or 4-bit weights with 16-bit activations",
          .in_every_key = true, .layout_choice = false},
+        // The exporters' forms (issue 34). Built, checked numerically and emitted; not priced
+        // until cost model 3, so the explorer keeps them at their defaults (today's forms).
+        {.name = "kv_dtype", .values = {"f16", "u8", "u16"},
+         .meaning = "the K/V caches' dtype at the graph boundary: f16 (converted inside a quantized graph each "
+                    "step), u8 (8-bit symmetric, the new entry's quantizer tied to the cache's) or u16 (16-bit "
+                    "fixed point)",
+         .priced = false, .priced_by = "cost model 3"},
+        {.name = "k_layout", .values = {"transposed", "rows"},
+         .meaning = "the K cache's layout: transposed [kv, head_dim, cache] (scores without a transpose; the new key "
+                    "is written as a column) or rows [kv, cache, head_dim] (the scores MatMul transposes it)",
+         .priced = false, .priced_by = "cost model 3"},
+        {.name = "weight_quant", .values = {"per_channel", "block16", "block32", "block64"},
+         .meaning = "4-bit weights: per output channel, or block-wise along the input channels (LPBQ: 4-bit "
+                    "integer block scales under a per-channel scale) in blocks of 16, 32 or 64",
+         .only_with_axis = "precision", .only_with_values = {"w4a16"}, .priced = false,
+         .priced_by = "cost model 3"},
+        {.name = "sliding_cache", .values = {"window", "context"},
+         .meaning = "a sliding layer's cache: its window (window-1 slots) or a full-length one like a full layer's "
+                    "(context-1 slots) with the mask hiding entries older than the window; full layers unchanged",
+         .priced = false, .priced_by = "cost model 3"},
     };
     std::vector<Preset> presets = {
         {"roll", {{"returns", "window"}, {"join", "keys"}}, "the window sliced and handed back whole each token"},
@@ -88,7 +110,9 @@ const DesignSpace& DesignSpace::shipped() {
     // Variant's typed accessors are positions in this table.
     const std::pair<size_t, const char*> positions[] = {
         {kReturnsAxis, "returns"}, {kJoinAxis, "join"}, {kSoftmaxAxis, "softmax"}, {kNewScoreAxis, "new_score"},
-        {kNewValueAxis, "new_value"}, {kGeluAxis, "gelu"}, {kPrecisionAxis, "precision"}};
+        {kNewValueAxis, "new_value"}, {kGeluAxis, "gelu"}, {kPrecisionAxis, "precision"},
+        {kKvDtypeAxis, "kv_dtype"}, {kKLayoutAxis, "k_layout"}, {kWeightQuantAxis, "weight_quant"},
+        {kSlidingCacheAxis, "sliding_cache"}};
     for (const auto& [pos, name] : positions)
       if (d.find(name) != static_cast<int>(pos)) throw Error(std::string("design space: axis ") + name + " out of place");
     return d;
@@ -136,7 +160,8 @@ void DesignSpace::set(Variant& v, std::string_view axis, std::string_view value)
 std::vector<std::pair<std::string, std::string>> DesignSpace::spelled(const Variant& v, const AxisScope* m) const {
   std::vector<std::pair<std::string, std::string>> out;
   for (size_t i = 0; i < axes_.size(); ++i)
-    if (applies(v, i) && (!m || applies_to(*m, i))) out.emplace_back(axes_[i].name, value(v, i));
+    if (applies(v, i) && (!m || applies_to(*m, i)) && (axes_[i].priced || v.value[i] != 0))
+      out.emplace_back(axes_[i].name, value(v, i));
   return out;
 }
 
@@ -299,19 +324,37 @@ std::vector<Variant> DesignSpace::variants(const Variant& base, const AxisScope*
   // default is not a variant (it would duplicate the one at the default).
   std::vector<size_t> free;
   for (size_t i = 0; i < axes_.size(); ++i)
-    if (axes_[i].layout_choice && (!m || applies_to(*m, i))) free.push_back(i);
+    if (axes_[i].layout_choice && axes_[i].priced && (!m || applies_to(*m, i))) free.push_back(i);
   Variant v = defaults(base, m);
   for (size_t i : free) v.value[i] = 0;
   std::vector<Variant> out;
   while (true) {
     bool meaningful = true;
-    for (size_t i : free) meaningful = meaningful && (v.value[i] == 0 || applies(v, i));
+    for (size_t i : free) meaningful = meaningful && (v.value[i] == 0 || applies(v, i)) && priced_value(i, v.value[i]);
     if (meaningful) out.push_back(v);
     size_t j = 0;
     while (j < free.size() && ++v.value[free[j]] == axes_[free[j]].values.size()) v.value[free[j++]] = 0;
     if (j == free.size()) break;
   }
   return out;
+}
+
+bool DesignSpace::priced_value(size_t i, size_t k) const {
+  const Axis& a = axes_.at(i);
+  if (!a.priced) return k == 0;
+  return k >= a.values.size() ||
+         std::find(a.unpriced_values.begin(), a.unpriced_values.end(), a.values[k]) == a.unpriced_values.end();
+}
+
+void DesignSpace::require_priced(const Variant& v, const std::string& what) const {
+  ErrorList e;
+  for (size_t i = 0; i < axes_.size(); ++i)
+    if (!priced_value(i, v.value[i]))
+      e.add(what + ": " + axes_[i].name + "=" + value(v, i) + ": not priced yet: " +
+            (axes_[i].priced_by.empty() ? std::string("no cost model prices it") : axes_[i].priced_by) +
+            " (graph, parity and emit accept it; predict, step, select and whatif price only its priced values, e.g. " +
+            axes_[i].name + "=" + axes_[i].values[0] + ")");
+  e.throw_if_any();
 }
 
 }  // namespace layoutx::model

@@ -45,6 +45,16 @@ struct Axis {
   bool layout_choice = true;
   // The default for a model, as a value index (e.g. gelu: the model's hidden_act); nullptr: 0.
   int (*model_default)(const AxisScope&) = nullptr;
+  // Whether the cost model prices the axis's non-default values. An unpriced axis is built,
+  // checked numerically and emitted, but the explorer keeps it at its default (variants() does
+  // not enumerate it), spelled() leaves it out at its default (layout files and JSON `axes` as
+  // before it existed), and predict/step refuse a non-default value (require_priced).
+  bool priced = true;
+  // Why not priced yet, for the refusal (e.g. "cost model 3").
+  std::string priced_by;
+  // On a priced axis, values the cost model does not price yet (e.g. softmax=masked): treated as
+  // an unpriced axis's values (not enumerated, refused by the pricing verbs).
+  std::vector<std::string> unpriced_values;
 };
 
 // A named point: roll, ring, score-join. Axes not named are at their defaults.
@@ -130,6 +140,13 @@ class DesignSpace {
   // Every meaningful variant: all combinations of the layout axes that apply (to the model,
   // when given), the others at base's values (precision). Shipped table, Spark: 40.
   std::vector<Variant> variants(const Variant& base, const AxisScope* m = nullptr) const;
+  // Throws Error naming every axis of v off its default that the cost model does not price
+  // yet ("kv_dtype=u8: not priced yet: cost model 3 ..."); `what` prefixes the message (the
+  // verb or flag).
+  void require_priced(const Variant& v, const std::string& what) const;
+  // Whether value index k of axis i is priced: a priced axis's values except its
+  // unpriced_values; an unpriced axis's default only.
+  bool priced_value(size_t i, size_t k) const;
 
  private:
   std::vector<Axis> axes_;

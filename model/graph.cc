@@ -11,6 +11,7 @@ const char* to_string(DType d) {
     case DType::kF32: return "f32";
     case DType::kF16: return "f16";
     case DType::kU16: return "u16";
+    case DType::kU8: return "u8";
     case DType::kI8: return "i8";
     case DType::kI4: return "i4";
     case DType::kI32: return "i32";
@@ -23,6 +24,7 @@ int dtype_bits(DType d) {
     case DType::kF32: return 32;
     case DType::kF16: return 16;
     case DType::kU16: return 16;
+    case DType::kU8: return 8;
     case DType::kI8: return 8;
     case DType::kI4: return 4;
     case DType::kI32: return 32;

@@ -18,6 +18,7 @@ enum class DType {
   kF32,
   kF16,
   kU16,  // 16-bit quantized activation (uint16 with scale/offset)
+  kU8,   // 8-bit quantized K/V cache (kv_dtype=u8): uint8, symmetric (offset 128), one scale per tensor
   kI8,   // 8-bit quantized weight (per-channel symmetric)
   kI4,   // 4-bit quantized weight, two per byte
   kI32,
@@ -47,7 +48,7 @@ enum class OpKind {
   kExp,
   kTanh,
   kGelu,      // `gelu` says erf (exact) or tanh (approximation)
-  kSoftmax,   // over `axis`
+  kSoftmax,   // over `axis`; with a second operand (softmax=masked), of operand 0 + operand 1 (the mask)
   kReduceMax, // over `axis`, keepdims
   kReduceSum, // over `axis`, keepdims
   kConcat,    // operands joined along `axis`
@@ -62,7 +63,7 @@ enum class Role {
   kNone,
   // inputs
   kHiddenIn,  // [1, hidden]: the token's hidden state
-  kKCache,    // [kv_heads, head_dim, cache]: past keys, stored transposed
+  kKCache,    // [kv_heads, head_dim, cache]: past keys, stored transposed (k_layout=rows: [kv_heads, cache, head_dim])
   kVCache,    // [kv_heads, cache, head_dim]: past values
   kMask,      // [1, 1, keys]: additive attention mask (0 or a large negative) over the keys
   kRopeCos,   // [1, 1, rotary_dims]: cos of the current position's rotary angles
@@ -78,7 +79,7 @@ enum class Role {
   kMlpDown,    // down_proj, transposed to [intermediate, hidden]
   // outputs
   kHiddenOut,  // [1, hidden]
-  kKOut,       // returns=window: [kv_heads, head_dim, cache]; new_entry: [kv_heads, head_dim, 1]
+  kKOut,       // returns=window: [kv_heads, head_dim, cache]; new_entry: [kv_heads, head_dim, 1] (k_layout=rows: cache and head_dim swapped)
   kVOut,       // returns=window: [kv_heads, cache, head_dim]; new_entry: [kv_heads, 1, head_dim]
   // Weights of the other families' layers (HF tensor names). Appended after the first roles
   // because seeded weights draw from a stream seeded by the role's value.
@@ -114,6 +115,12 @@ struct OpNode {
   double scalar = 0.0;         // kConstant
   double eps = 0.0;            // kRmsNorm, kLayerNorm
   double norm_offset = 0.0;    // kRmsNorm: added to the weight (Gemma's 1 + w)
+  // kWeight of dtype i4: rows per LPBQ block along the input axis (weight_quant=blockN); 0: per
+  // output channel. Its bytes add one 4-bit integer scale per block and output channel.
+  int block = 0;
+  // kMatMul: the second operand is read transposed (QNN MatMul's transpose_in1; ONNX: a
+  // Transpose of its last two axes before the MatMul). k_layout=rows scores only.
+  bool transpose_b = false;
 };
 
 // Edge property: which operand slot of the target the source feeds.

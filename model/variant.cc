@@ -15,6 +15,19 @@ const char* to_string(NewScore v) { return name_of(kNewScoreAxis, static_cast<si
 const char* to_string(NewValue v) { return name_of(kNewValueAxis, static_cast<size_t>(v)); }
 const char* to_string(GeluForm v) { return name_of(kGeluAxis, static_cast<size_t>(v)); }
 const char* to_string(Precision v) { return name_of(kPrecisionAxis, static_cast<size_t>(v)); }
+const char* to_string(KvDtype v) { return name_of(kKvDtypeAxis, static_cast<size_t>(v)); }
+const char* to_string(KLayout v) { return name_of(kKLayoutAxis, static_cast<size_t>(v)); }
+const char* to_string(WeightQuant v) { return name_of(kWeightQuantAxis, static_cast<size_t>(v)); }
+
+int block_rows(WeightQuant q) {
+  switch (q) {
+    case WeightQuant::kPerChannel: return 0;
+    case WeightQuant::kBlock16: return 16;
+    case WeightQuant::kBlock32: return 32;
+    case WeightQuant::kBlock64: return 64;
+  }
+  return 0;
+}
 
 Precision parse_precision(std::string_view s) {
   Variant v;

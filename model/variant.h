@@ -23,15 +23,33 @@ enum class Join {
   kKeys,    // new key/value concatenated onto the cache, one softmax over all keys
   kScores,  // cache and new token scored separately, score vectors concatenated
 };
-enum class SoftmaxForm { kFused, kExplicit };    // one Softmax op, or max/sub/exp/sum/div
+// One Softmax op (after the mask add), max/sub/exp/sum/div, or QNN's MaskedSoftmax (one
+// Softmax op taking the scores and the additive mask: the add folded in).
+enum class SoftmaxForm { kFused, kExplicit, kMasked };
 enum class NewScore { kMatMul, kMulReduceSum };  // only with join: scores
 enum class NewValue { kMatMul, kBroadcastMul };  // only with join: scores
 enum class GeluForm { kErf, kTanh };             // only for GELU models
 enum class Precision { kFp16, kW8A16, kW4A16 };  // weights / activations
+// The K/V caches' dtype at the graph boundary: f16 (today; a quantized graph converts it to u16
+// inside), u8 (8-bit symmetric, the new entry quantized with the cache's own scale so the
+// runtime copies codes), u16 (16-bit fixed point).
+enum class KvDtype { kF16, kU8, kU16 };
+// The K cache's layout: transposed [kv, D, N] (today) or rows [kv, N, D].
+enum class KLayout { kTransposed, kRows };
+// 4-bit weights: per output channel (today), or LPBQ blocks of 16/32/64 input rows.
+enum class WeightQuant { kPerChannel, kBlock16, kBlock32, kBlock64 };
+// Rows per block of a WeightQuant (0: per channel).
+int block_rows(WeightQuant q);
+// A sliding layer's cache: its window (window-1 slots, today) or context-length (context-1
+// slots, as a full layer's) with the window enforced by the mask.
+enum class SlidingCache { kWindow, kContext };
 
 // The shipped table's axis positions (design_space.cc checks its rows against them). Each
 // enum above is the value index of its axis.
-enum AxisPosition : size_t { kReturnsAxis, kJoinAxis, kSoftmaxAxis, kNewScoreAxis, kNewValueAxis, kGeluAxis, kPrecisionAxis };
+enum AxisPosition : size_t {
+  kReturnsAxis, kJoinAxis, kSoftmaxAxis, kNewScoreAxis, kNewValueAxis, kGeluAxis, kPrecisionAxis,
+  kKvDtypeAxis, kKLayoutAxis, kWeightQuantAxis, kSlidingCacheAxis
+};
 
 struct Variant {
   // Value index per axis, in table order; 0 is each axis's table default. Axes a newer table
@@ -45,6 +63,10 @@ struct Variant {
   NewValue new_value() const { return static_cast<NewValue>(value[kNewValueAxis]); }
   GeluForm gelu() const { return static_cast<GeluForm>(value[kGeluAxis]); }
   Precision precision() const { return static_cast<Precision>(value[kPrecisionAxis]); }
+  KvDtype kv_dtype() const { return static_cast<KvDtype>(value[kKvDtypeAxis]); }
+  KLayout k_layout() const { return static_cast<KLayout>(value[kKLayoutAxis]); }
+  WeightQuant weight_quant() const { return static_cast<WeightQuant>(value[kWeightQuantAxis]); }
+  SlidingCache sliding_cache() const { return static_cast<SlidingCache>(value[kSlidingCacheAxis]); }
 
   Variant& set(KvReturn x) { return put(kReturnsAxis, x); }
   Variant& set(Join x) { return put(kJoinAxis, x); }
@@ -53,6 +75,10 @@ struct Variant {
   Variant& set(NewValue x) { return put(kNewValueAxis, x); }
   Variant& set(GeluForm x) { return put(kGeluAxis, x); }
   Variant& set(Precision x) { return put(kPrecisionAxis, x); }
+  Variant& set(KvDtype x) { return put(kKvDtypeAxis, x); }
+  Variant& set(KLayout x) { return put(kKLayoutAxis, x); }
+  Variant& set(WeightQuant x) { return put(kWeightQuantAxis, x); }
+  Variant& set(SlidingCache x) { return put(kSlidingCacheAxis, x); }
 
   bool operator==(const Variant&) const = default;
   bool operator<(const Variant& o) const { return value < o.value; }
@@ -104,6 +130,9 @@ const char* to_string(NewScore v);
 const char* to_string(NewValue v);
 const char* to_string(GeluForm v);
 const char* to_string(Precision v);
+const char* to_string(KvDtype v);
+const char* to_string(KLayout v);
+const char* to_string(WeightQuant v);
 Precision parse_precision(std::string_view s);
 
 // Bits per weight element and whether the graph is quantized (16-bit quantized activations,

@@ -49,6 +49,7 @@ class DecodeRunner {
   Executor<T> exec_;
   int64_t kv_, head_dim_, entries_, hidden_;
   bool window_, caches_in_dtype_;
+  KLayout k_layout_;  // the K cache's layout (kv_cache.h)
   double masked_;
   RoleTensors<T> in_;
   std::vector<double> cos_, sin_;

@@ -27,6 +27,10 @@ struct ExecOptions {
   // its own). Data movement (Reshape, Slice) keeps its operand's values (a slice shares its
   // operand's encoding).
   bool simulate_precision = false;
+  // Without simulate_precision: still simulate the u8 cache encodings (kv_dtype=u8 Converts,
+  // by `ranges`), as a float graph with QuantizeLinear/DequantizeLinear pairs at those Converts
+  // computes (emit's QDQ form). Everything else stays float.
+  bool simulate_cache_codes = false;
   WeightQuantizer quantizer = kDefaultW4Quantizer;  // 4-bit weights (simulating only)
   // Simulating: the u16 activations' static ranges (calibrated, as the device's encodings are
   // fixed at conversion): values outside are clipped. An op without an entry, or every op when

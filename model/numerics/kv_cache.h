@@ -28,15 +28,42 @@ inline bool kv_slot_written(KvReturn returns, int64_t t, int64_t j, int64_t entr
   return returns == KvReturn::kWindow ? j >= entries - written : j < written;
 }
 
-// Writes a step's new entry, k [kv_heads, head_dim, 1] and v [kv_heads, 1, head_dim] (flat), into
-// `slot` of the caches k_cache [kv_heads, head_dim, N] and v_cache [kv_heads, N, head_dim].
+// The K cache's shape: [kv_heads, head_dim, N] transposed (k_layout default), or
+// [kv_heads, N, head_dim] as rows (k_layout=rows, V's layout).
+inline Shape k_cache_shape(KLayout layout, int64_t kv_heads, int64_t head_dim, int64_t entries) {
+  return layout == KLayout::kRows ? Shape{kv_heads, entries, head_dim} : Shape{kv_heads, head_dim, entries};
+}
+// Flat offset of key element (h, d) of `slot` in a K cache of `layout`: the new key is written
+// as a column (transposed) or a row (rows).
+inline size_t k_offset(KLayout layout, int64_t h, int64_t d, int64_t slot, int64_t head_dim, int64_t entries) {
+  return static_cast<size_t>(layout == KLayout::kRows ? (h * entries + slot) * head_dim + d
+                                                      : (h * head_dim + d) * entries + slot);
+}
+
+// Whether slot j is open to step t's query (the mask leaves it 0): written, and for a sliding
+// layer (window > 0) no older than the window: its token s has t - s <= window - 1 (the query
+// sees the last `window` tokens, its own included). The age test only bites when the cache holds
+// more than window-1 entries (sliding_cache=context); a window-sized cache's entries are all in it.
+inline bool kv_slot_open(KvReturn returns, int64_t t, int64_t j, int64_t entries, int64_t window) {
+  if (!kv_slot_written(returns, t, j, entries)) return false;
+  if (window <= 0 || entries < window) return true;
+  // Age t - s of the token in slot j: roll keeps the newest at the end; new_entry writes token s
+  // into slot s mod N (the newest written at or before t-1).
+  const int64_t age = returns == KvReturn::kWindow ? entries - j : (t - 1 - j) % entries + 1;
+  return age <= window - 1;
+}
+
+// Writes a step's new entry, k [kv_heads, head_dim, 1] (rows: [kv_heads, 1, head_dim]: the same
+// flat order) and v [kv_heads, 1, head_dim], into `slot` of the caches k_cache
+// (k_cache_shape) and v_cache [kv_heads, N, head_dim].
 template <typename T>
 void write_kv_entry(std::vector<T>& k_cache, std::vector<T>& v_cache, const std::vector<T>& k,
-                    const std::vector<T>& v, int64_t kv_heads, int64_t head_dim, int64_t entries, int64_t slot) {
+                    const std::vector<T>& v, int64_t kv_heads, int64_t head_dim, int64_t entries, int64_t slot,
+                    KLayout k_layout = KLayout::kTransposed) {
   for (int64_t h = 0; h < kv_heads; ++h)
     for (int64_t d = 0; d < head_dim; ++d) {
       const auto in = static_cast<size_t>(h * head_dim + d);
-      k_cache[static_cast<size_t>((h * head_dim + d) * entries + slot)] = k[in];
+      k_cache[k_offset(k_layout, h, d, slot, head_dim, entries)] = k[in];
       v_cache[static_cast<size_t>((h * entries + slot) * head_dim + d)] = v[in];
     }
 }

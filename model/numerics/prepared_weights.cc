@@ -24,6 +24,7 @@ Tensor<T> prepare(const Tensor<double>& w, DType dtype, bool simulate, WeightQua
       quantize_u16(w.data.data(), r.data.data(), w.data.size());
       return r.template cast<T>();
     }
+    case DType::kU8:  // a K/V cache dtype, never a weight's
     case DType::kF32:
     case DType::kI32: break;
   }

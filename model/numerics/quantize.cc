@@ -52,6 +52,7 @@ const char* to_string(WeightQuantizer q) {
     case WeightQuantizer::kPerChannel: return "per-channel";
     case WeightQuantizer::kBlock32: return "block32";
     case WeightQuantizer::kBlock64: return "block64";
+    case WeightQuantizer::kBlock16: return "block16";
   }
   return "?";
 }
@@ -67,8 +68,16 @@ int block_size(WeightQuantizer q) {
     case WeightQuantizer::kPerChannel: return 0;
     case WeightQuantizer::kBlock32: return 32;
     case WeightQuantizer::kBlock64: return 64;
+    case WeightQuantizer::kBlock16: return 16;
   }
   return 0;
+}
+
+WeightQuantizer quantizer_of_block(int block) {
+  for (auto q : {WeightQuantizer::kPerChannel, WeightQuantizer::kBlock16, WeightQuantizer::kBlock32,
+                 WeightQuantizer::kBlock64})
+    if (block_size(q) == block) return q;
+  throw Error("quantize: no block quantizer of " + std::to_string(block) + " rows (16, 32 or 64)");
 }
 
 namespace {
@@ -270,6 +279,29 @@ void quantize_u16_with_range(const T* src, T* dst, size_t n, U16Range range) {
   }
 }
 
+template <typename T>
+void quantize_u8_symmetric(const T* src, T* dst, size_t n, const U16Range* range) {
+  const U16Range r = range ? *range : u16_range(src, n);
+  const double a = std::max(std::abs(r.lo), std::abs(r.hi));
+  if (!(a > 0) || !std::isfinite(a)) {
+    if (src != dst) std::copy_n(src, n, dst);
+    return;
+  }
+  // The scale as float32 stores it (ONNX's QuantizeLinear scale, the device's encoding).
+  const double scale = static_cast<float>(a / 127.0);
+  for (size_t i = 0; i < n; ++i) {
+    const double x = static_cast<double>(src[i]);
+    if (std::isnan(x)) {
+      dst[i] = src[i];
+      continue;
+    }
+    const double code = std::clamp(std::nearbyint(x / scale), -128.0, 127.0);  // uint8 codes 0..255 less 128
+    dst[i] = static_cast<T>(code * scale);
+  }
+}
+
+template void quantize_u8_symmetric<float>(const float*, float*, size_t, const U16Range*);
+template void quantize_u8_symmetric<double>(const double*, double*, size_t, const U16Range*);
 template void quantize_u16<float>(const float*, float*, size_t);
 template void quantize_u16<double>(const double*, double*, size_t);
 template void quantize_u16_in_place<float>(std::vector<float>&);

@@ -21,7 +21,8 @@ Tensor<double> quantize_weight_per_channel(const Tensor<double>& w, int bits);
 //   kBlock32 / kBlock64: QNN's low-power block-wise form (LPBQ): per output channel, blocks of
 //     32 / 64 rows along the input axis, each block's scale = a per-channel float scale times a
 //     4-bit unsigned integer (quantize_weight_lpbq).
-enum class WeightQuantizer { kPerChannel, kBlock32, kBlock64 };
+//   kBlock16: the same with blocks of 16 (weight_quant=block16; not a --quantizer value).
+enum class WeightQuantizer { kPerChannel, kBlock32, kBlock64, kBlock16 };
 // The default for w4a16: LPBQ with block 64. Qualcomm's public LLM recipes for the HTP quantize
 // 4-bit weights block-wise with block 64 in the LPBQ form (AIMET
 // set_grouped_blockwise_quantization_for_weights(bitwidth=4, decompressed_bw=8, block_size=64));
@@ -33,6 +34,9 @@ using model::to_string;  // the overload above must not hide model's (Shape, DTy
 // "per-channel", "block32", "block64"; throws Error naming `what` (e.g. the flag) otherwise.
 WeightQuantizer parse_weight_quantizer(const std::string& s, const std::string& what);
 int block_size(WeightQuantizer q);  // 0 for per-channel
+// The quantizer of a block size (0: per-channel; 16, 32, 64); throws Error otherwise.
+WeightQuantizer quantizer_of_block(int block);
+
 
 // LPBQ of a [in, out] weight with 4-bit codes, simulated in floating point. Per output column c
 // and block b of `block` rows (the last block shorter if `block` does not divide in):
@@ -81,5 +85,14 @@ U16Range u16_range(const T* x, size_t n);
 // encoding does on device. An empty or non-finite range leaves the values as they are.
 template <typename T>
 void quantize_u16_with_range(const T* src, T* dst, size_t n, U16Range range);
+
+// Symmetric 8-bit encoding of a K/V cache tensor (kv_dtype=u8): uint8 with offset 128,
+// scale = a / 127 with a = max(|lo|, |hi|) of `range` (the tensor's own when null), code =
+// clamp(round(x / scale), -128, 127) + 128 (round half to even, saturating to 0..255 as ONNX's
+// QuantizeLinear does); x becomes (code - 128) * scale. The cache input and
+// the new entry's output share one encoding (tied), so the runtime copies codes. An empty or
+// non-finite range leaves the values as they are.
+template <typename T>
+void quantize_u8_symmetric(const T* src, T* dst, size_t n, const U16Range* range);
 
 }  // namespace layoutx::model::numerics

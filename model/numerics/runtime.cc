@@ -51,6 +51,7 @@ DecodeRunner<T>::DecodeRunner(const LayerGraph& graph, PreparedWeights<T>& weigh
       options_(options),
       exec_(graph, weights,
             ExecOptions{.simulate_precision = options.simulate_precision,
+                        .simulate_cache_codes = options.simulate_cache_codes,
                         .quantizer = options.quantizer,
                         .ranges = options.ranges,
                         .record = options.record}),
@@ -59,14 +60,18 @@ DecodeRunner<T>::DecodeRunner(const LayerGraph& graph, PreparedWeights<T>& weigh
       entries_(graph.layer.cache_entries),
       hidden_(graph.layer.hidden),
       window_(graph.variant.returns() == KvReturn::kWindow),
+      k_layout_(graph.variant.k_layout()),
       masked_(options.mask_value.value_or(default_mask_value(graph.variant.precision()))) {
   // The caches hold zeros and values of the graph's own K/V outputs. When those outputs and the
   // cache inputs are f16 (the builder's graphs), the cached values are float16 values already:
   // the executor need not check or round them again (8 MB each at a full layer's ctx 4096).
-  auto f16 = [&](Role r) { return graph.has(r) && graph.op(graph.find(r)).dtype == DType::kF16; };
-  caches_in_dtype_ = f16(Role::kKCache) && f16(Role::kVCache) && f16(Role::kKOut) && f16(Role::kVOut);
+  // The same holds for u8/u16 caches (kv_dtype): the outputs hold the cache's codes already.
+  auto same = [&](Role in, Role out) {
+    return graph.has(in) && graph.has(out) && graph.op(graph.find(in)).dtype == graph.op(graph.find(out)).dtype;
+  };
+  caches_in_dtype_ = same(Role::kKCache, Role::kKOut) && same(Role::kVCache, Role::kVOut);
   // The caches start empty (zeros, all slots masked), in recycled storage.
-  for (const auto& [role, shape] : {std::pair{Role::kKCache, Shape{kv_, head_dim_, entries_}},
+  for (const auto& [role, shape] : {std::pair{Role::kKCache, k_cache_shape(k_layout_, kv_, head_dim_, entries_)},
                                     std::pair{Role::kVCache, Shape{kv_, entries_, head_dim_}}}) {
     Tensor<T>& c = in_[role];
     c.shape = shape;
@@ -100,7 +105,7 @@ void DecodeRunner<T>::run(int t, const std::vector<double>& x, const StepObserve
   //    new_entry: slots 0 .. min(t, N)-1 were written (ring slot t mod N, or append slot t).
   Tensor<T> mask({1, 1, entries_ + 1}, T(0));
   for (int64_t j = 0; j < entries_; ++j)
-    if (!kv_slot_written(graph_.variant.returns(), t, j, entries_)) mask[j] = static_cast<T>(masked_);
+    if (!kv_slot_open(graph_.variant.returns(), t, j, entries_, L.window)) mask[j] = static_cast<T>(masked_);
   in_[Role::kMask] = std::move(mask);
   // 4. Run the graph; its outputs stay in the executor (no copy unless observed).
   if (options_.record) exec_.set_recording(t >= options_.record_from_step);
@@ -120,7 +125,7 @@ void DecodeRunner<T>::keep_cache(int t) {
   const int64_t slot = kv_entry_slot(graph_.layer.type, t, entries_);
   if (slot >= 0)
     write_kv_entry(in_[Role::kKCache].data, in_[Role::kVCache].data, exec_.output(Role::kKOut).data,
-                   exec_.output(Role::kVOut).data, kv_, head_dim_, entries_, slot);
+                   exec_.output(Role::kVOut).data, kv_, head_dim_, entries_, slot, k_layout_);
 }
 
 template <typename T>
@@ -134,7 +139,7 @@ void DecodeRunner<T>::set_cache_before(int t, const std::vector<KvEntry<T>>& ent
     // The roll keeps the newest entries at the end of the window; new_entry its ring or
     // append slot (a full layer's tokens past its cache have none).
     const int64_t slot = window_ ? entries_ - (t - s) : kv_entry_slot(graph_.layer.type, s, entries_);
-    if (slot >= 0) write_kv_entry(k, v, entries[s].k, entries[s].v, kv_, head_dim_, entries_, slot);
+    if (slot >= 0) write_kv_entry(k, v, entries[s].k, entries[s].v, kv_, head_dim_, entries_, slot, k_layout_);
   }
 }
 
@@ -150,9 +155,10 @@ bool DecodeRunner<T>::rolled_entries_settled(int t, int since) {
     const auto& vo = exec_.output(Role::kVOut).data;
     for (int64_t h = 0; h < kv_; ++h)
       for (int64_t d = 0; d < head_dim_; ++d) {
-        const size_t kb = static_cast<size_t>((h * head_dim_ + d) * entries_);
         const size_t vb = static_cast<size_t>((h * entries_) * head_dim_ + d);
-        if (kc[kb + before] != ko[kb + after] || vc[vb + before * head_dim_] != vo[vb + after * head_dim_])
+        if (kc[k_offset(k_layout_, h, d, before, head_dim_, entries_)] !=
+                ko[k_offset(k_layout_, h, d, after, head_dim_, entries_)] ||
+            vc[vb + before * head_dim_] != vo[vb + after * head_dim_])
           return false;
       }
   }

@@ -32,6 +32,7 @@ double default_mask_value(Precision p);
 
 struct SimOptions {
   bool simulate_precision = false;   // see ExecOptions
+  bool simulate_cache_codes = false; // see ExecOptions
   std::optional<double> mask_value;  // default: default_mask_value(variant precision)
   WeightQuantizer quantizer = kDefaultW4Quantizer;  // see ExecOptions
   const ActivationRanges* ranges = nullptr;          // see ExecOptions

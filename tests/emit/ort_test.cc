@@ -4,6 +4,7 @@
 // onnxruntime-node package is absent.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -101,6 +102,36 @@ void PrintTo(const Case& c, std::ostream* os) {
 
 class OrtMatchesExecutor : public ::testing::TestWithParam<Case> {};
 
+// A u8 cache emitted as QuantizeLinear -> DequantizeLinear with its calibrated tied scale: ORT
+// matches the executor simulating the same encodings (roll re-encodes the window each step;
+// ring and score-join the new entry once); the same graph without ranges has Casts only.
+TEST(OrtQdq, AU8CacheInQdqFormMatchesTheExecutorsEncoding) {
+  SKIP_WITHOUT_ORT();
+  for (auto t : {LayerType::kSliding, LayerType::kFull})
+    for (const char* layout : {"roll", "ring", "score-join"})
+      for (const char* precision : {"fp16", "w8a16"}) {
+        SCOPED_TRACE(std::string(model::to_string(t)) + " " + layout + " " + precision);
+        const auto L = testing::small_layer(t);
+        auto g = model::build_layer_graph(L, model::parse_variant(layout, {"kv_dtype=u8", std::string("precision=") + precision}));
+        const int steps = t == LayerType::kSliding ? 2 * L.cache_entries + 3 : L.cache_entries + 1;
+        const auto w = model::numerics::seeded_weights(L, 21);
+        const std::string dir = scratch("qdq");
+        auto q = validate_in_ort(g, w, steps, 5, dir, true);
+        int pairs = 0;
+        const onnx::ModelProto emitted = read_onnx(dir + "/model.onnx");
+        for (const auto& n : emitted.graph().node()) pairs += n.op_type() == "QuantizeLinear";
+        EXPECT_EQ(pairs, 2);  // K and V: the one place each enters the cache's encoding
+        std::printf("[figure] ORT vs executor, u8 QDQ cache, %s %s %s: hidden %.1f dB, kv %.1f dB\n",
+                    model::to_string(t), layout, precision, q.hidden.snr_db, q.kv_snr_db);
+        EXPECT_GT(q.hidden.snr_db, 100.0);
+        EXPECT_GT(q.kv_snr_db, 100.0);
+        auto m = to_onnx(g, LayerWeightsSource(w));
+        int qdq = 0;
+        for (const auto& n : m.graph().node()) qdq += n.op_type() == "QuantizeLinear";
+        EXPECT_EQ(qdq, 0);  // without ranges: Casts
+      }
+}
+
 TEST_P(OrtMatchesExecutor, OverAHistoryWhereTheRingWraps) {
   SKIP_WITHOUT_ORT();
   const Case& c = GetParam();
@@ -144,6 +175,20 @@ std::vector<Case> cases() {
       out.push_back({t, "ring", own({"precision=w8a16"}), f});
       out.push_back({t, "ring", own({"precision=w4a16"}), f});
     }
+  // The exporters' forms (issue 34): K as rows (a Transpose before the scores MatMul), u8/u16
+  // caches (Casts in the float graph) and block weights, on Spark's small layer.
+  for (auto t : {LayerType::kSliding, LayerType::kFull}) {
+    out.push_back({t, "roll", {"k_layout=rows"}});
+    out.push_back({t, "ring", {"k_layout=rows"}});
+    out.push_back({t, "score-join", {"k_layout=rows", "new_score=mul_reducesum"}});
+    out.push_back({t, "ring", {"kv_dtype=u8", "precision=w4a16", "weight_quant=block32"}});
+    out.push_back({t, "roll", {"kv_dtype=u16", "precision=w8a16"}});
+    out.push_back({t, "score-join", {"kv_dtype=u8", "k_layout=rows"}});
+    out.push_back({t, "ring", {"softmax=masked"}});
+    out.push_back({t, "ring", {"sliding_cache=context"}});
+    out.push_back({t, "roll", {"sliding_cache=context", "kv_dtype=u8"}});
+    out.push_back({t, "score-join", {"softmax=masked", "precision=w4a16", "weight_quant=block16"}});
+  }
   return out;
 }
 

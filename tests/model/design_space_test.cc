@@ -133,6 +133,54 @@ TEST(DesignSpace, RefusesABadTable) {
             std::string::npos);
 }
 
+// The exporters' forms (issue 34): in the table, keys only when off their default (today's
+// forms), not enumerated by the explorer and refused by the pricing verbs until cost model 3.
+TEST(DesignSpace, UnpricedAxesAreBuiltButNotExplored) {
+  const auto& d = design_space();
+  for (const char* a : {"kv_dtype", "k_layout", "weight_quant", "sliding_cache"}) {
+    EXPECT_FALSE(d.axis(a).priced) << a;
+    EXPECT_EQ(d.axis(a).priced_by, "cost model 3") << a;
+  }
+  // Today's forms are the defaults: K is stored transposed [kv, D, N], an f16 cache, per-channel.
+  EXPECT_EQ(d.axis("k_layout").values[0], "transposed");
+  EXPECT_EQ(d.axis("kv_dtype").values[0], "f16");
+  EXPECT_EQ(d.axis("weight_quant").values[0], "per_channel");
+  const Variant ring = preset("ring", Precision::kW4A16);
+  EXPECT_EQ(ring.kv_dtype(), KvDtype::kF16);
+  EXPECT_EQ(ring.k_layout(), KLayout::kTransposed);
+  EXPECT_EQ(ring.weight_quant(), WeightQuant::kPerChannel);
+  // Not spelled at their defaults (layout files and JSON `axes` as before), spelled off them.
+  for (const auto& [axis, value] : d.spelled(ring)) EXPECT_TRUE(d.axis(axis).priced) << axis;
+  Variant v = parse_variant("ring", {"kv_dtype=u8", "k_layout=rows", "weight_quant=block32", "precision=w4a16"});
+  EXPECT_EQ(v.key(), "returns=new_entry,precision=w4a16,kv_dtype=u8,k_layout=rows,weight_quant=block32");
+  EXPECT_EQ(parse_variant(v.key()), v);
+  EXPECT_EQ(d.spelled(v).size(), d.spelled(ring).size() + 3);
+  EXPECT_EQ(d.display_name(v), "ring+kv_dtype=u8+k_layout=rows+weight_quant=block32");
+  EXPECT_EQ(block_rows(v.weight_quant()), 32);
+  // The explorer's space is today's: 40 variants for a GELU model.
+  AxisScope gelu;
+  EXPECT_EQ(d.variants(ring, &gelu).size(), 40u);
+  // The pricing verbs refuse an unpriced value by name; today's forms pass.
+  EXPECT_NO_THROW(d.require_priced(ring, "predict"));
+  std::string msg = testing::error_message([&] { d.require_priced(v, "predict"); });
+  EXPECT_NE(msg.find("predict: kv_dtype=u8: not priced yet: cost model 3"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("k_layout=rows: not priced yet"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("weight_quant=block32: not priced yet"), std::string::npos) << msg;
+  // softmax=masked: an unpriced value of a priced axis.
+  EXPECT_TRUE(d.axis("softmax").priced);
+  EXPECT_FALSE(d.priced_value(d.axis_index("softmax"), 2));
+  EXPECT_TRUE(d.priced_value(d.axis_index("softmax"), 1));
+  const Variant masked = parse_variant("ring", {"softmax=masked"});
+  EXPECT_EQ(masked.softmax(), SoftmaxForm::kMasked);
+  EXPECT_EQ(masked.key(), "returns=new_entry,softmax=masked,precision=fp16");
+  for (const auto& x : d.variants(ring, &gelu)) EXPECT_NE(x.softmax(), SoftmaxForm::kMasked);
+  msg = testing::error_message([&] { d.require_priced(masked, "predict"); });
+  EXPECT_NE(msg.find("predict: softmax=masked: not priced yet: cost model 3"), std::string::npos) << msg;
+  // Block quantization is a 4-bit weight form only.
+  msg = testing::error_message([&] { parse_variant("ring", {"weight_quant=block64", "precision=fp16"}); });
+  EXPECT_NE(msg.find("weight_quant=block64: applies only with precision=w4a16"), std::string::npos) << msg;
+}
+
 // The next release adds an axis (here a throwaway "kv_layout", default bshd). Every key stored
 // or written before it (v2 keys spelling every axis, current keys, the layout files of the last
 // release) must parse under the new table to the same variant with the new axis at its default,
