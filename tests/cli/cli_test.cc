@@ -159,7 +159,7 @@ std::string json_value(const std::string& json, const std::string& key) {
 // predicts with the same mixture as the default (it used to read it as one calibration and fail),
 // and --hypotheses lists the same members' figures (costmodel/predictor_factory.h).
 TEST(Cli, PredictWithTheShippedHypothesesFileEqualsTheDefault) {
-  const std::string file = "configs/calibration/galaxy-s25.hypotheses.yaml";
+  const std::string file = std::string(LAYOUTX_CONFIG_DIR) + "/calibration/galaxy-s25.hypotheses.yaml";
   for (const char* q : {"", " --layer full --ctx 2048 --layout ring --precision w8a16"}) {
     Result d = layoutx(std::string("predict --json --hypotheses") + q);
     Result f = layoutx("predict --json --hypotheses --calibration " + file + q);
