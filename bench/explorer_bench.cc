@@ -12,6 +12,7 @@
 
 #include "bench/process_loop.h"
 #include "costmodel/op_level_predictor.h"
+#include "costmodel/hypothesis_predictor.h"
 #include "costmodel/predictor_factory.h"
 #include "explorer/composition.h"
 #include "explorer/design_space.h"

@@ -14,11 +14,9 @@
 #include "cli/verbs.h"
 #include "costmodel/calibration.h"
 #include "costmodel/calibration_report.h"
-#include "costmodel/hypothesis_fit.h"
-#include "costmodel/hypothesis_predictor.h"
-#include "costmodel/hypotheses_document.h"
+#include "costmodel/device_fit.h"
 #include "costmodel/device_spec.h"
-#include "costmodel/op_level_predictor.h"
+#include "costmodel/freshness.h"
 #include "costmodel/measurements.h"
 #include "db/calibration_records.h"
 #include "costmodel/repeated_timings.h"
@@ -215,8 +213,11 @@ void add_calibrate_verb(CLI::App& app) {
     //    recorded relative to it, so the saved calibration does not name this machine's paths).
     std::vector<std::string> provenance;
     for (const auto& f : files) provenance.push_back(shown_path(f));
-    costmodel::FitReport rep = costmodel::calibrate(records, dev, provenance);
-    if (!conn) rep.calibration.source_hash = costmodel::source_hash(bytes, dev);  // files alone: checkable by bytes
+    //    With hypotheses, each is fitted too, and the predictor the verbs use is their mixture
+    //    (costmodel/device_fit.h).
+    costmodel::DeviceFit fit = costmodel::fit_device(records, dev, provenance);
+    costmodel::FitReport& rep = fit.single;
+    if (!conn) rep.calibration.source_hash = costmodel::fit_stamp(costmodel::SavedFit::kCalibration, bytes, dev);  // files alone: checkable by bytes
     // 4. Save, unless asked not to.
     //    A file only when asked: the shipped one is git-tracked (a plain calibrate leaves the checkout clean).
     if (args->update_shipped && dev.calibration.saved.empty())
@@ -227,54 +228,48 @@ void add_calibrate_verb(CLI::App& app) {
       out = args->update_shipped ? costmodel::device_file(dev.calibration.saved) : args->out;
       costmodel::save_calibration(rep.calibration, &rep, out);
     }
-    // 4b. The device's competing hypotheses, each fitted; saved beside the shipped calibration
-    //     when that is what is written (--update-shipped, fitted on files alone).
-    std::optional<costmodel::HypothesisSet> hyps;
+    // 4b. The device's competing hypotheses: their report, and saved beside the shipped
+    //     calibration when that is what is written (--update-shipped, fitted on files alone).
     std::optional<costmodel::CalibrationReport> report;
-    std::unique_ptr<costmodel::HypothesisPredictor> hyp_predictor;
     std::string hyps_out;  // where the kept hypotheses were written, if they were
-    if (!dev.hypotheses.empty()) {
-      hyps = costmodel::fit_hypotheses(records, dev, provenance);
-      report = costmodel::calibration_report(*hyps, records, dev, export_names);
-      hyp_predictor = costmodel::make_predictor(*hyps, dev);
+    if (fit.hypotheses) {
+      report = costmodel::calibration_report(*fit.hypotheses, records, dev, export_names);
       if (!args->no_save && args->update_shipped && !conn && !dev.calibration.hypotheses.empty()) {
         hyps_out = costmodel::device_file(dev.calibration.hypotheses);
-        costmodel::save_hypotheses(*hyps, costmodel::hypotheses_source_hash(bytes, dev), hyps_out);
+        fit.save_hypotheses(bytes, dev, hyps_out);
       }
     }
     // 4c. With --db: store the predictor the verbs use, with its id, data hash, provenance and
-    //     LOO error: the kept hypotheses with their weights (costmodel/hypotheses_document.h),
-    //     or for a device without hypotheses the whole calibration document. predict --db etc.
-    //     load it back.
+    //     LOO error: the kept hypotheses with their weights, or for a device without hypotheses
+    //     the whole calibration document (DeviceFit::document). predict --db etc. load it back.
     std::string db_saved, db_id;
     if (conn && !args->no_save) {
       std::string provenance;
       for (const auto& f : files) provenance += (provenance.empty() ? "" : ", ") + f;
       provenance = "fitted on " + provenance + " (" + std::to_string(records.size()) + " records)";
-      if (hyp_predictor) {
-        db_id = hyp_predictor->calibration_id();
-        db::record_calibration(*conn, db_id, dev.name, costmodel::hypotheses_document(*hyps), rep.calibration.data_hash,
-                               provenance + ", " + std::to_string(hyp_predictor->size()) + " hypotheses kept",
+      db_id = fit.predictor->calibration_id();
+      if (fit.hypotheses)
+        db::record_calibration(*conn, db_id, dev.name, fit.document(), rep.calibration.data_hash,
+                               provenance + ", " + std::to_string(fit.predictor->hypothesis_count()) + " hypotheses kept",
                                report->combined.loo.median_abs);
-      } else {
-        db_id = rep.calibration.id;
-        db::record_calibration(*conn, db_id, dev.name, costmodel::calibration_document(rep.calibration, &rep),
-                               rep.calibration.data_hash, provenance, rep.calibration.loo_median);
-      }
+      else
+        db::record_calibration(*conn, db_id, dev.name, fit.document(), rep.calibration.data_hash, provenance,
+                               rep.calibration.loo_median);
       db_saved = conn->path();
     }
     // 5. Print.
+    const costmodel::HypothesisSet* hyps = fit.hypotheses ? &*fit.hypotheses : nullptr;
     if (args->json) {
       print_json(rep, dev, out, db_saved, db_id, [&](JsonWriter& w) {
-        if (hyps) write_hypotheses_json(*hyps, *report, *hyp_predictor, w);
+        if (hyps) write_hypotheses_json(*hyps, *report, *fit.predictor, w);
         if (!hyps_out.empty()) w.field("hypotheses_written_to", hyps_out);
       });
     } else {
       print_table(rep, dev, out, db_saved, db_id);
-      if (hyps) print_hypotheses(*hyps, *report, *hyp_predictor, std::cout);
+      if (hyps) print_hypotheses(*hyps, *report, *fit.predictor, std::cout);
       if (!hyps_out.empty())
-        std::cout << "\nhypotheses: the " << hyp_predictor->size() << " kept of " << hyps->fits.size() << " written to "
-                  << hyps_out << "\n";
+        std::cout << "\nhypotheses: the " << fit.predictor->hypothesis_count() << " kept of " << hyps->fits.size()
+                  << " written to " << hyps_out << "\n";
     }
   });
 }

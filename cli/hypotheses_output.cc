@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "cli/table.h"
+#include "costmodel/predictor_factory.h"
 #include "model/builder.h"
 #include "model/model_loader.h"
 
@@ -47,9 +48,9 @@ struct ProbeFigures {
 };
 
 // Each hypothesis's figure (all of them, in the set's order) and the combined predictor's.
-std::vector<ProbeFigures> probe_figures(const costmodel::HypothesisSet& set, const costmodel::HypothesisPredictor& pr) {
+std::vector<ProbeFigures> probe_figures(const costmodel::HypothesisSet& set, const costmodel::Predictor& pr) {
   const model::ModelSpec m = model::load_model("spark-x2.5-1.7b");
-  const auto every = costmodel::make_predictor(set, set.fits.front().device, 1.0);
+  const auto every = costmodel::predictor_from_hypotheses(set, set.fits.front().device, 1.0);
   std::vector<ProbeFigures> out;
   for (const Probe& p : kProbes) {
     model::LayerGraph g = model::build_layer_graph(m.layer(p.layer, p.context), model::parse_variant(p.variant));
@@ -124,7 +125,7 @@ std::string rate_text(costmodel::Term t, double value) {
 }
 
 void print_hypotheses(const costmodel::HypothesisSet& set, const costmodel::CalibrationReport& rep,
-                      const costmodel::HypothesisPredictor& pr, std::ostream& out) {
+                      const costmodel::Predictor& pr, std::ostream& out) {
   out << "\nhypotheses (" << set.fits.size() << "; weights: " << set.method << "):\n";
   Table h({"hypothesis", "weight", "elpd", "in-sample max |r|/sd", "LOO median", "LOO max", "group LOO median",
            "group LOO max", "tau", "90% cover", "half-width"});
@@ -188,7 +189,7 @@ void print_hypotheses(const costmodel::HypothesisSet& set, const costmodel::Cali
 }
 
 void write_hypotheses_json(const costmodel::HypothesisSet& set, const costmodel::CalibrationReport& rep,
-                           const costmodel::HypothesisPredictor& pr, JsonWriter& w) {
+                           const costmodel::Predictor& pr, JsonWriter& w) {
   auto summary = [&](const char* key, const costmodel::HeldOutSummary& s) {
     w.key(key).begin_object();
     w.field("median_abs_rel_error", s.median_abs);

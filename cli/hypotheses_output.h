@@ -6,16 +6,17 @@
 #include <ostream>
 
 #include "costmodel/calibration_report.h"
-#include "costmodel/hypothesis_fit.h"
-#include "costmodel/hypothesis_predictor.h"
+#include "costmodel/predictor.h"
 #include "support/json_writer.h"
 
 namespace layoutx::cli {
 
+// `pr` is the predictor the verbs use (the kept hypotheses' mixture: its figure is the combined one).
+
 void print_hypotheses(const costmodel::HypothesisSet& set, const costmodel::CalibrationReport& rep,
-                      const costmodel::HypothesisPredictor& pr, std::ostream& out);
+                      const costmodel::Predictor& pr, std::ostream& out);
 void write_hypotheses_json(const costmodel::HypothesisSet& set, const costmodel::CalibrationReport& rep,
-                           const costmodel::HypothesisPredictor& pr, JsonWriter& w);
+                           const costmodel::Predictor& pr, JsonWriter& w);
 
 // A coefficient as a physical rate with its unit ("84.8 GB/s", "5.0 us", "2000 GMAC/s").
 std::string rate_text(costmodel::Term t, double value);

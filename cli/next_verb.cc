@@ -13,8 +13,6 @@
 #include "cli/predictor_options.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
-#include "costmodel/op_level_predictor.h"
-#include "costmodel/hypothesis_predictor.h"
 #include "costmodel/measurements.h"
 #include "emit/bundle.h"
 #include "explorer/measurement_plan.h"
@@ -60,10 +58,9 @@ struct Written {
 // (PlanOptions::timing_rel_sd of the latency, or share_sd of the layer's latency); "" otherwise,
 // or when the model has no hypotheses.
 std::string hypotheses_told_apart(const costmodel::Predictor& pr, const PlannedMeasurement& m) {
-  const auto* hp = dynamic_cast<const costmodel::HypothesisPredictor*>(&pr);
   const bool profile = m.kind == PlannedMeasurement::Kind::kOpProfile;
-  if (!hp || hp->size() < 2 || (m.kind != PlannedMeasurement::Kind::kTiming && !profile)) return "";
-  const auto each = hp->predict_each(model::build_layer_graph(m.layer, m.variant));
+  if (pr.hypothesis_count() < 2 || (m.kind != PlannedMeasurement::Kind::kTiming && !profile)) return "";
+  const auto each = pr.predict_each(model::build_layer_graph(m.layer, m.variant));
   auto observed = [&](const costmodel::HypothesisFigure& h) {
     if (!profile) return h.prediction.latency_ms;
     double ms = 0;

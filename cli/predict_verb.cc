@@ -8,8 +8,7 @@
 #include "cli/predictor_options.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
-#include "costmodel/op_level_predictor.h"
-#include "costmodel/hypothesis_predictor.h"
+#include "costmodel/mixture.h"
 #include "explorer/open_decisions.h"
 #include "model/builder.h"
 #include "model/design_space.h"
@@ -159,9 +158,9 @@ void add_predict_verb(CLI::App& app) {
     // 5. Print (compiles: no is reported, not an error: predict itself succeeded).
     std::optional<Figures> each;
     if (args->hypotheses) {
-      const auto* hp = dynamic_cast<const costmodel::HypothesisPredictor*>(predictor.get());
-      if (!hp) throw Error("--hypotheses: the cost model of '" + predictor->device() + "' carries no hypotheses");
-      each = hp->predict_each(g);
+      if (predictor->hypothesis_count() == 0)
+        throw Error("--hypotheses: the cost model of '" + predictor->device() + "' carries no hypotheses");
+      each = predictor->predict_each(g);
     }
     const Timings measured = timings_of(g, r.model, args->predictor.device_timings());
     if (args->json)

@@ -1,7 +1,6 @@
 #include "cli/predictor_options.h"
 
 #include "cli/calibration_source.h"
-#include "costmodel/op_level_predictor.h"
 #include "db/costmodel_records.h"
 #include "db/schema.h"
 #include "support/error.h"

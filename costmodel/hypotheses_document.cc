@@ -54,7 +54,8 @@ bool is_hypotheses_document(const std::string& text) { return text.rfind(kMarker
 
 std::unique_ptr<HypothesisPredictor> parse_hypotheses_document(const std::string& text, const std::string& name,
                                                                const DeviceSpec& device, const RuleSet& rules,
-                                                               const std::string* expected_source) {
+                                                               const std::string* expected_source,
+                                                               std::string* source_out) {
   ErrorList errors;
   YAML::Node root = load_yaml_text(text, name);
   MapReader top(name, root, "", errors);
@@ -64,6 +65,7 @@ std::unique_ptr<HypothesisPredictor> parse_hypotheses_document(const std::string
   YAML::Node list = top.child("members", true);
   top.finish();
   errors.throw_if_any();
+  if (source_out) *source_out = source;
   if (expected_source && source != *expected_source)
     throw Error(name + ": source_hash: " + (source.empty() ? "none" : "'" + source + "'") +
                 ", but the data and device spec hash to '" + *expected_source + "' (they changed since it was written)");

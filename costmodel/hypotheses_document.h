@@ -33,10 +33,13 @@ bool is_hypotheses_document(const std::string& text);
 // Reads it back for `device` (each member's structure is the device's hypothesis of that name).
 // Throws Error naming `name` (and the member) when it is malformed or names an unknown hypothesis.
 // With `expected_source`, a document whose source_hash differs (or is missing) is refused before
-// its members are read: the data or the device spec changed since it was written.
+// its members are read: the data or the device spec changed since it was written. `source_out`
+// (if given) gets the document's source_hash ("" when it has none), for the freshness check
+// (costmodel/freshness.h).
 std::unique_ptr<HypothesisPredictor> parse_hypotheses_document(const std::string& text, const std::string& name,
                                                                const DeviceSpec& device, const RuleSet& rules,
-                                                               const std::string* expected_source = nullptr);
+                                                               const std::string* expected_source = nullptr,
+                                                               std::string* source_out = nullptr);
 
 // Saves the combined predictor (the kept hypotheses' weights and calibrations) as one hypotheses
 // document, atomically; `source` is hypotheses_source_hash over the data files and the device

@@ -18,13 +18,6 @@
 
 namespace layoutx::costmodel {
 
-// One hypothesis's figure for a graph.
-struct HypothesisFigure {
-  std::string name;
-  double weight = 0;
-  Prediction prediction;
-};
-
 // The combined predictor: every hypothesis's calibrated OpLevelPredictor, mixed by weight. The
 // interval is the mixture's (within-hypothesis uncertainty + the spread between hypotheses);
 // the difference of two predictions likewise (so hypotheses that disagree on the sign of a
@@ -34,7 +27,8 @@ class HypothesisPredictor : public Predictor {
   HypothesisPredictor(std::vector<std::string> names, std::vector<double> weights,
                       std::vector<std::unique_ptr<OpLevelPredictor>> members);
   Prediction predict(const model::LayerGraph& graph) const override;
-  std::vector<HypothesisFigure> predict_each(const model::LayerGraph& graph) const;
+  std::vector<HypothesisFigure> predict_each(const model::LayerGraph& graph) const override;
+  size_t hypothesis_count() const override { return members_.size(); }
   std::string device() const override { return members_.front()->device(); }
   std::string calibration_id() const override { return id_; }
   double difference_half_width_ms(const Prediction& a, const Prediction& b) const override;

@@ -57,13 +57,6 @@ class OpLevelPredictor : public Predictor {
 // The device's converter legality rules (its calibration.rules), or none.
 RuleSet load_device_rules(const DeviceSpec& device);
 
-// The predictor of a device from its own calibration files (DeviceSpec::calibration): the saved
-// calibration with the device's rules. If the saved calibration is missing, unreadable, for
-// another device, or its data hash does not match the device's measurements and priors, refits
-// in memory on the measurements and says so on `log`. Throws Error when the device names neither.
-// `refitted` (if given) says whether it refit.
-std::unique_ptr<OpLevelPredictor> load_shipped_predictor(const DeviceSpec& device, std::ostream& log, bool* refitted = nullptr);
-// The same for the default device (kDefaultDevice).
-std::unique_ptr<OpLevelPredictor> load_default_predictor(std::ostream& log);
+// The device's own predictor (its saved calibration, checked for freshness): costmodel/predictor_factory.h.
 
 }  // namespace layoutx::costmodel

@@ -76,6 +76,13 @@ struct BeliefComponent {
   CoefficientBelief belief;
 };
 
+// One hypothesis's figure for a graph (a mixture's member: Predictor::predict_each).
+struct HypothesisFigure {
+  std::string name;
+  double weight = 0;
+  Prediction prediction;
+};
+
 // Predicts a built layer graph. Implementations: the calibrated HTP model (galaxy-s25) and
 // any other device spec + calibration pair.
 class Predictor {
@@ -104,6 +111,12 @@ class Predictor {
   virtual std::vector<std::pair<std::string, std::vector<double>>> class_rows(const model::LayerGraph&) const {
     return {};
   }
+  // How many of the device's competing hypotheses it mixes (costmodel/hypothesis_predictor.h);
+  // 0 when it is one calibration, not a mixture of hypotheses.
+  virtual size_t hypothesis_count() const { return 0; }
+  // Each mixed hypothesis's own figure for a graph, with its weight, in the mixture's order
+  // (hypothesis_count() entries; empty for a predictor that mixes none).
+  virtual std::vector<HypothesisFigure> predict_each(const model::LayerGraph&) const { return {}; }
 };
 
 }  // namespace layoutx::costmodel

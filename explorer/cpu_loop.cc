@@ -3,10 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "costmodel/hypothesis_fit.h"
-#include "costmodel/hypothesis_predictor.h"
+#include "costmodel/device_fit.h"
 #include "costmodel/legality.h"
-#include "costmodel/op_level_predictor.h"
 #include "costmodel/op_profile_shares.h"
 #include "db/ingest.h"
 #include "db/profile.h"
@@ -142,19 +140,14 @@ LoopReport run_cpu_loop(const std::string& model_arg, const model::ModelSpec& mo
   cal.insert(cal.end(), shares.begin(), shares.end());
   if (cal.empty()) throw Error("cpu loop: no point is in the calibration subset");
   const std::vector<std::string> provenance = {"layoutx measure --loop"};
-  rep.fit = costmodel::calibrate(cal, device, provenance);
-  // 5. The predictor: the device's hypotheses each fitted on the subset and combined by weight,
-  //    or the one fit; with the device's rules (the CPU has none).
-  std::unique_ptr<costmodel::Predictor> predictor;
-  if (!device.hypotheses.empty()) {
-    const costmodel::HypothesisSet set = costmodel::fit_hypotheses(cal, device, provenance);
-    for (const costmodel::HypothesisFit& f : set.fits)
+  // 5. The predictor (costmodel/device_fit.h): the device's hypotheses each fitted on the subset
+  //    and combined by weight, or the one fit; with the device's rules (the CPU has none).
+  costmodel::DeviceFit fit = costmodel::fit_device(cal, device, provenance);
+  rep.fit = std::move(fit.single);
+  if (fit.hypotheses)
+    for (const costmodel::HypothesisFit& f : fit.hypotheses->fits)
       rep.hypotheses.push_back({f.spec.name, f.weight, f.elpd, f.report.calibration.loo_median});
-    predictor = costmodel::make_predictor(set, device);
-  } else {
-    predictor = std::make_unique<costmodel::OpLevelPredictor>(device, rep.fit.calibration,
-                                                              costmodel::load_device_rules(device));
-  }
+  const std::unique_ptr<costmodel::Predictor> predictor = std::move(fit.predictor);
   rep.predictor_id = predictor->calibration_id();
   // 6. Predict every point; score the held-out ones.
   for (auto& row : rep.rows) {

@@ -9,9 +9,7 @@
 #include <sstream>
 
 #include "costmodel/calibration.h"
-#include "costmodel/hypothesis_fit.h"
-#include "costmodel/hypothesis_predictor.h"
-#include "costmodel/op_level_predictor.h"
+#include "costmodel/predictor_factory.h"
 #include "costmodel/repeated_timings.h"
 #include "db/costmodel_records.h"
 #include "db/ingest.h"
@@ -69,14 +67,14 @@ std::string form_of(const std::string& reason) { return reason.substr(0, reason.
 
 // A predictor whose coefficients are the truth's: its rows are the device spec's, so its
 // latencies are the true ones; its legality is the shipped rules' (the open questions).
-std::unique_ptr<costmodel::OpLevelPredictor> truth_predictor(const LoopSetup& s, const Truth& t) {
+std::unique_ptr<costmodel::Predictor> truth_predictor(const LoopSetup& s, const Truth& t) {
   costmodel::Calibration c;
   c.device = t.device.name;
   c.id = "truth";
   for (const auto& k : t.device.coefficients) c.names.push_back(k.name);
   c.theta = t.theta;
   c.covariance = Eigen::MatrixXd::Zero(t.theta.size(), t.theta.size());
-  return std::make_unique<costmodel::OpLevelPredictor>(t.device, c, s.rules);
+  return costmodel::predictor_from_calibration(t.device, c, s.rules);
 }
 
 // The cost model the loop decides with, fitted on what was measured so far: the device's
@@ -84,9 +82,7 @@ std::unique_ptr<costmodel::OpLevelPredictor> truth_predictor(const LoopSetup& s,
 // measurements under), or the one structure of a device without hypotheses.
 std::unique_ptr<costmodel::Predictor> fitted_predictor(const LoopSetup& s, const std::vector<costmodel::MeasurementRecord>& records,
                                                        const costmodel::RuleSet& rules) {
-  if (s.device.hypotheses.empty() || !s.competing_structures)
-    return std::make_unique<costmodel::OpLevelPredictor>(s.device, costmodel::calibrate(records, s.device).calibration, rules);
-  return costmodel::make_predictor(costmodel::fit_hypotheses(records, s.device), rules);
+  return costmodel::fit_predictor(records, s.device, rules, s.competing_structures);
 }
 
 // The truth's hidden outcome of one open legality question: a fair coin, fixed by the seed and

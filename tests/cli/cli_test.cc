@@ -148,6 +148,35 @@ TEST(Cli, PredictShowsTheDevicesTimingOfTheSameGraph) {
   EXPECT_FALSE(has(text.out, "measured")) << text.out;
 }
 
+// The text after `"key": ` up to the end of its value's line (or array), for comparing answers.
+std::string json_value(const std::string& json, const std::string& key) {
+  const size_t at = json.find("\"" + key + "\": ");
+  EXPECT_NE(at, std::string::npos) << key;
+  return at == std::string::npos ? "" : json.substr(at, json.find_first_of("]\n", at) - at);
+}
+
+// `--calibration FILE` reads whatever document FILE holds: given the shipped hypotheses file it
+// predicts with the same mixture as the default (it used to read it as one calibration and fail),
+// and --hypotheses lists the same members' figures (costmodel/predictor_factory.h).
+TEST(Cli, PredictWithTheShippedHypothesesFileEqualsTheDefault) {
+  const std::string file = std::string(LAYOUTX_CONFIG_DIR) + "/calibration/galaxy-s25.hypotheses.yaml";
+  for (const char* q : {"", " --layer full --ctx 2048 --layout ring --precision w8a16"}) {
+    Result d = layoutx(std::string("predict --json --hypotheses") + q);
+    Result f = layoutx("predict --json --hypotheses --calibration " + file + q);
+    ASSERT_EQ(d.status, 0) << d.out;
+    ASSERT_EQ(f.status, 0) << f.out;
+    for (const char* key : {"latency_ms", "interval_ms", "floor_ms", "compiles", "calibration_id"})
+      EXPECT_EQ(json_value(f.out, key), json_value(d.out, key)) << key << q;
+    EXPECT_EQ(f.out.substr(f.out.find("\"hypotheses\"")), d.out.substr(d.out.find("\"hypotheses\""))) << q;
+    EXPECT_TRUE(has(f.out, "\"calibration_source\": \"file " + file + "\"")) << f.out;
+  }
+  Result d = layoutx("predict");
+  Result f = layoutx("predict --calibration " + file);
+  ASSERT_EQ(f.status, 0) << f.out;
+  const auto latency_line = [](const std::string& out) { return out.substr(out.find("latency "), out.find('\n', out.find("latency ")) - out.find("latency ")); };
+  EXPECT_EQ(latency_line(f.out), latency_line(d.out)) << f.out;
+}
+
 // The VTCM live set beside the ops: a quantized full layer at 1k holds the converted K (1 MiB),
 // the concatenated K (1 MiB) and the converted V waiting (1 MiB) at the concat: over the 2 and
 // 2.5 MiB knees; at fp16 no converted copies, 2 MiB, not over (htp-facts.md).

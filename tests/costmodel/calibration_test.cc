@@ -12,6 +12,7 @@
 #include "costmodel/cost_model.h"
 #include "costmodel/features.h"
 #include "costmodel/op_level_predictor.h"
+#include "costmodel/predictor_factory.h"
 #include "costmodel/layer_features.h"
 #include "costmodel/lowering.h"
 #include "costmodel/nnls.h"

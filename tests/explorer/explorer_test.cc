@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "costmodel/op_level_predictor.h"
+#include "costmodel/hypothesis_predictor.h"
 #include "costmodel/predictor_factory.h"
 #include "costmodel/measurements.h"
 #include "explorer/composition.h"

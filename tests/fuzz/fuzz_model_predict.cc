@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "costmodel/hypothesis_predictor.h"
 #include "costmodel/predictor_factory.h"
 #include "model/builder.h"
 #include "model/model_loader.h"
