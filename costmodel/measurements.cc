@@ -158,6 +158,15 @@ ExportNames load_export_names_text(const std::string& text, const std::string& n
   return doc.export_names;
 }
 
+void check_measurement_device_text(const std::string& text, const std::string& name, const std::string& device) {
+  const YAML::Node root = load_yaml_text(text, name);
+  const YAML::Node d = root.IsMap() ? root["device"] : YAML::Node();
+  if (!d.IsDefined() || !d.IsScalar() || d.Scalar() == device) return;
+  throw Error(name + ":" + std::to_string(d.Mark().line + 1) + ":" + std::to_string(d.Mark().column + 1) +
+              ": device: the timings are of '" + d.Scalar() + "', not of the device being fitted ('" + device +
+              "'); give --device " + d.Scalar() + ", or a file of " + device + "'s timings");
+}
+
 std::string canonical_text(const std::vector<MeasurementRecord>& records) {
   std::string s;
   char buf[64];

@@ -62,6 +62,10 @@ std::vector<MeasurementRecord> load_measurements_text(const std::string& text, c
 // The export names a measurement file gives (its `exports:`; empty when it gives none). Throws
 // Error as load_measurements_text does for a file that does not read.
 ExportNames load_export_names_text(const std::string& text, const std::string& name);
+// Throws Error ("file:line:col: device: ...") when the file names a device (`device: NAME`)
+// other than `device`, the one being fitted: its timings are another phone's. A file that names
+// none, or describes its phone in prose (`device: {name: ..., soc: ...}`), is taken as given.
+void check_measurement_device_text(const std::string& text, const std::string& name, const std::string& device);
 // The records as the file states them, without the graph checks: for a file a loaded predictor
 // has already vouched for (its calibration's source hash covers these bytes, or it refitted on
 // them), where building every record's graph again would only cost time.

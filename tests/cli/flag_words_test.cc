@@ -3,6 +3,7 @@
 // multi-document YAML is refused, and predict's "measured" line is the graph's own timing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -117,6 +118,22 @@ TEST(InputRanges, IngestAndCalibrateDataShareOneRule) {
   expect_exit2("ingest " + huge + " --db " + db, "one layer's decode step must be at most 10000 ms");
   // ingest --ctx: the range of every other verb.
   expect_exit2("ingest " + short_ctx + " --db " + db + " --ctx 1", "--ctx: must be an integer in [2, 1048576]");
+}
+
+// calibrate --data fits only the device's own timings: a file whose `device:` names another phone
+// is refused at that key (it used to be fitted as galaxy-s25's without a word).
+TEST(InputRanges, CalibrateRefusesAnotherPhonesTimings) {
+  layoutx::test::TempDir d("other-phone");
+  std::string text = read_all(std::filesystem::path(LAYOUTX_CONFIG_DIR) / "calibration" / "spark-s25-measurements.yaml");
+  const size_t at = text.find("\ndevice: galaxy-s25\n");
+  ASSERT_NE(at, std::string::npos);
+  const size_t line = static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n')) + 2;
+  text.replace(at, 20, "\ndevice: pixel-9-pro\n");
+  const auto p = (d.path() / "pixel.yaml").string();
+  std::ofstream(p) << text;
+  expect_exit2("calibrate --data " + p, p + ":" + std::to_string(line) + ":9: device: the timings are of 'pixel-9-pro'");
+  Result ok = layoutx("calibrate --json --data " + std::string(LAYOUTX_CONFIG_DIR) + "/calibration/spark-s25-measurements.yaml");
+  EXPECT_EQ(ok.status, 0) << ok.out.substr(0, 400);
 }
 
 }  // namespace
