@@ -9,27 +9,13 @@
 #include "model/numerics/fidelity.h"
 #include "model/numerics/reference.h"
 #include "support/error.h"
-#include "tiny_layer.h"
+#include "seeded_tiny_layer.h"
 
 namespace layoutx::model::numerics {
 namespace {
 
-constexpr uint64_t kSeed = 11;
-
-struct Fixture {
-  LayerSpec layer;
-  LayerWeights w;
-  Sequence in, ref;
-  Fixture(LayerType t, int steps) : layer(tiny_layer(t)) {
-    w = seeded_weights(layer, kSeed);
-    in = token_inputs(layer.hidden, steps, kSeed);
-    ref = run_reference(layer, w, in);
-  }
-  Sequence run(const Variant& v, Arithmetic a = Arithmetic::kFloat32, bool sim = false) const {
-    return run_variant(layer, v, w, in, a, sim);
-  }
-  Sequence run_graph(const LayerGraph& g) const { return simulate<float>(g, w, in); }
-};
+constexpr uint64_t kSeed = kTinySeed;
+using Fixture = SeededTinyLayer;
 
 // Longer than twice the window (8), so the ring wraps three times.
 constexpr int kLongHistory = 25;
