@@ -13,6 +13,7 @@
 #include "costmodel/layer_features.h"
 #include "costmodel/lowering.h"
 #include "costmodel/nnls.h"
+#include "costmodel/overlap.h"
 #include "support/atomic_file.h"
 #include "support/clock.h"
 #include "support/error.h"
@@ -72,9 +73,11 @@ struct Solved {
   double effective_parameters = 0;
 };
 
-// Weighted, prior-regularized, non-negative fit over the records with use[i] true.
-Solved solve(const std::vector<MeasurementRecord>& records, const Prepared& p, const DeviceSpec& device,
-             const std::vector<bool>& use) {
+// Weighted, prior-regularized, non-negative fit over the records with use[i] true, each timing
+// priced by its row in `timing_row` (the effective row under an assignment of the shorter side,
+// costmodel/overlap.h; the raw row without overlap).
+Solved solve_linear(const std::vector<MeasurementRecord>& records, const Prepared& p, const DeviceSpec& device,
+                    const std::vector<bool>& use, const std::vector<Eigen::VectorXd>& timing_row) {
   const Eigen::Index n = static_cast<Eigen::Index>(device.coefficients.size());
   const Eigen::VectorXd prior = prior_theta(device);
   std::vector<Eigen::VectorXd> rows;
@@ -84,7 +87,7 @@ Solved solve(const std::vector<MeasurementRecord>& records, const Prepared& p, c
     const MeasurementRecord& r = records[i];
     const double total_us = p.layer_ms[i] * 1e3;
     if (r.kind == Kind::kLayerTime) {
-      rows.push_back(p.row[i].cwiseProduct(prior) / (total_us * r.sd));
+      rows.push_back(timing_row[i].cwiseProduct(prior) / (total_us * r.sd));
       rhs.push_back(1.0 / r.sd);
     } else {
       rows.push_back(p.row[i].cwiseProduct(prior) / (total_us * r.sd));
@@ -117,6 +120,43 @@ Solved solve(const std::vector<MeasurementRecord>& records, const Prepared& p, c
   return s;
 }
 
+// The fit with overlap: alternate between assigning each timed layer's shorter side (from the
+// coefficients so far; the priors first) and the linear fit under that assignment, until the
+// assignment repeats (at most kMaxRegimePasses fits; a cycle keeps the last). Without overlap it
+// is one linear fit. Shares use their ops' unscaled rows: a profile share is busy time.
+constexpr int kMaxRegimePasses = 8;
+
+Solved solve(const std::vector<MeasurementRecord>& records, const Prepared& p, const DeviceSpec& device,
+             const std::vector<bool>& use) {
+  const double f = device.structure.overlap();
+  if (f <= 0) return solve_linear(records, p, device, use, p.row);
+  const std::vector<Side> sides = coefficient_sides(device);
+  Eigen::VectorXd theta = prior_theta(device);
+  std::vector<bool> shorter, last;
+  std::vector<Eigen::VectorXd> timing_row = p.row;
+  Solved s;
+  for (int pass = 0; pass < kMaxRegimePasses; ++pass) {
+    shorter.clear();
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (records[i].kind != Kind::kLayerTime) continue;
+      const SideScale sc = side_scale(sides, f, p.row[i], theta);
+      shorter.push_back(sc.memory_shorter);
+      timing_row[i] = effective_row(sides, sc, p.row[i]);
+    }
+    if (pass > 0 && shorter == last) break;
+    s = solve_linear(records, p, device, use, timing_row);
+    theta = s.theta;
+    last = shorter;
+  }
+  return s;
+}
+
+// A layer's time row under `theta`: the effective row of its raw row (costmodel/overlap.h).
+Eigen::VectorXd time_row(const DeviceSpec& device, const Eigen::VectorXd& raw, const Eigen::VectorXd& theta) {
+  if (device.structure.overlap() <= 0) return raw;
+  return effective_row(coefficient_sides(device), device.structure.overlap(), raw, theta);
+}
+
 std::string num(double v) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.9g", v);
@@ -144,6 +184,8 @@ std::string device_definition_text(const DeviceSpec& device) {
     s += k.name + " " + to_string(k.term) + " " + num(k.prior) + " " + num(k.rel_sd) + " " + num(k.min_value);
     for (OpClass c : k.classes) s += std::string(" ") + to_string(c);
     for (model::Precision p : k.precisions) s += std::string(" ") + model::to_string(p);
+    // (a unit other than serial only: the hashes of cost models 1-2 had none)
+    if (k.unit != Unit::kSerial) s += std::string(" unit ") + to_string(k.unit);
     s += "\n";
   }
   return s;
@@ -173,6 +215,8 @@ SubsetFits fit_subsets(const std::vector<MeasurementRecord>& records, const Devi
   SubsetFits out;
   out.rows = p.row;
   out.layer_rows = p.layer_row;
+  out.sides = coefficient_sides(device);
+  out.overlap = device.structure.overlap();
   for (const std::vector<bool>& use : masks) {
     Solved s = solve(records, p, device, use);
     out.theta.push_back(s.theta);
@@ -203,11 +247,11 @@ FitReport calibrate(const std::vector<MeasurementRecord>& records, const DeviceS
     row.record = &r;
     if (r.kind == Kind::kLayerTime) {
       row.measured = r.ms;
-      row.fitted = p.row[i].dot(c.theta) / 1e3;
+      row.fitted = time_row(device, p.row[i], c.theta).dot(c.theta) / 1e3;
       row.sd = r.sd * r.ms;
     } else {
       row.measured = r.share;
-      row.fitted = p.row[i].dot(c.theta) / p.layer_row[i].dot(c.theta);
+      row.fitted = p.row[i].dot(c.theta) / time_row(device, p.layer_row[i], c.theta).dot(c.theta);
       row.sd = r.sd;
     }
     row.residual = row.fitted - row.measured;
@@ -226,7 +270,7 @@ FitReport calibrate(const std::vector<MeasurementRecord>& records, const DeviceS
     LooRow l;
     l.record = &records[i];
     l.measured_ms = records[i].ms;
-    l.predicted_ms = p.row[i].dot(s.theta) / 1e3;
+    l.predicted_ms = time_row(device, p.row[i], s.theta).dot(s.theta) / 1e3;
     l.rel_error = (l.predicted_ms - l.measured_ms) / l.measured_ms;
     rep.loo.push_back(l);
     abs_err.push_back(std::fabs(l.rel_error));
@@ -249,6 +293,12 @@ FitReport calibrate(const std::vector<MeasurementRecord>& records, const DeviceS
   for (Eigen::Index k = 0; k < c.theta.size(); ++k) ident += " " + num(c.theta[k]);
   c.id = hex(fnv1a(ident), 8);
   return rep;
+}
+
+Eigen::VectorXd SubsetFits::layer_row(size_t fit, size_t record) const {
+  const Eigen::VectorXd& raw = layer_rows[record];
+  if (overlap <= 0) return raw;
+  return effective_row(sides, overlap, raw, theta[fit]);
 }
 
 Calibration prior_calibration(const DeviceSpec& device) {

@@ -17,6 +17,7 @@
 
 #include "costmodel/device_spec.h"
 #include "costmodel/measurements.h"
+#include "costmodel/overlap.h"
 #include "costmodel/predictor.h"
 
 namespace layoutx::costmodel {
@@ -82,8 +83,13 @@ Eigen::VectorXd fit_coefficients(const std::vector<MeasurementRecord>& records, 
 // records with mask[i] true (theta in us units and its posterior covariance). `layer_rows[i]` is
 // record i's layer design row (a timing's row; a share: its layer's row), for predicting it.
 struct SubsetFits {
-  std::vector<Eigen::VectorXd> rows;  // record i's own row (a timing: its layer's; a share: its ops')
-  std::vector<Eigen::VectorXd> layer_rows;
+  std::vector<Eigen::VectorXd> rows;  // record i's own row (a timing: its layer's; a share: its ops'), unscaled
+  std::vector<Eigen::VectorXd> layer_rows;  // unscaled (busy time of each side, summed)
+  std::vector<Side> sides;  // the coefficients' sides and the structure's overlap (costmodel/overlap.h)
+  double overlap = 0;
+  // Record's layer row as fit `fit` prices it: the effective row under that fit's coefficients
+  // (layer_rows[record] itself without overlap). latency_ms = layer_row(f, i) . theta[f] / 1e3.
+  Eigen::VectorXd layer_row(size_t fit, size_t record) const;
   std::vector<Eigen::VectorXd> theta;
   std::vector<Eigen::MatrixXd> covariance;
 };

@@ -129,14 +129,16 @@ ReplayFit refit_for_replay(const HypothesisFit& f, const std::vector<Measurement
   double sq = 0;
   for (double e : ho.rel_error) sq += e * e;
   const double model_rel = std::sqrt(sq / std::max<size_t>(1, ho.rel_error.size()));
-  for (size_t i = 0; i < records.size(); ++i) r.all_ms.push_back(fit.layer_rows[i].dot(fit.theta[0]) / 1e3);
+  std::vector<Eigen::VectorXd> rows;  // each record's layer row as this fit prices it
+  for (size_t i = 0; i < records.size(); ++i) rows.push_back(fit.layer_row(0, i));
+  for (size_t i = 0; i < records.size(); ++i) r.all_ms.push_back(rows[i].dot(fit.theta[0]) / 1e3);
   for (size_t i : targets) {
-    const Eigen::VectorXd& row = fit.layer_rows[i];
+    const Eigen::VectorXd& row = rows[i];
     const double coef = std::max(0.0, row.dot(fit.covariance[0] * row)) / 1e6;
     r.target_sd.push_back(std::sqrt(coef + (model_rel * r.all_ms[i]) * (model_rel * r.all_ms[i])));
   }
   for (const auto& [ia, ib, what] : pairs) {
-    const Eigen::VectorXd d = fit.layer_rows[ib] - fit.layer_rows[ia];
+    const Eigen::VectorXd d = rows[ib] - rows[ia];
     const double coef = std::max(0.0, d.dot(fit.covariance[0] * d)) / 1e6;
     const double model = model_rel * (r.all_ms[ib] - r.all_ms[ia]);
     r.diff_sd_ms.push_back(std::sqrt(coef + model * model));

@@ -25,6 +25,16 @@ const char* to_string(Term t) {
   return "?";
 }
 
+const char* to_string(Unit u) {
+  switch (u) {
+    case Unit::kSerial: return "serial";
+    case Unit::kMemory: return "memory";
+    case Unit::kCompute: return "compute";
+    case Unit::kCopy: return "copy";
+  }
+  return "?";
+}
+
 bool is_graph_term(Term t) { return t == Term::kGraph || t == Term::kSpill || t == Term::kStall; }
 
 int DeviceSpec::graph_index(Term t, model::Precision p) const {
@@ -130,6 +140,15 @@ CoefficientSpec parse_coefficient(MapReader& m, ErrorList& errors) {
   if (k.min_value > k.prior * (1 + 1e-12)) m.error("", "the prior rate is faster than the maximum rate");
   k.rel_sd = m.number("rel_sd", true, 1e-6).value_or(1);
   k.reason = m.string("reason", true).value_or("");
+  if (auto u = m.string("unit", false)) {
+    bool known = false;
+    for (Unit x : {Unit::kSerial, Unit::kMemory, Unit::kCompute, Unit::kCopy})
+      if (*u == to_string(x)) {
+        k.unit = x;
+        known = true;
+      }
+    if (!known) m.error("unit", "unknown unit '" + *u + "' (allowed: serial, memory, compute, copy)");
+  }
   m.finish();
   return k;
 }

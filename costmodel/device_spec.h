@@ -25,6 +25,11 @@ bool is_graph_term(Term t);
 
 const char* to_string(Term t);
 
+// Which side of a layer's time a coefficient occupies (costmodel/overlap.h): `unit:` in the
+// device YAML. A device whose structure has no overlap adds every side, whatever its units.
+enum class Unit { kSerial, kMemory, kCompute, kCopy };
+const char* to_string(Unit u);
+
 // One coefficient, shared by every (class, precision) cell it lists.
 struct CoefficientSpec {
   std::string name;
@@ -38,6 +43,7 @@ struct CoefficientSpec {
   // 0: only non-negativity.
   double min_value = 0;
   std::string reason;
+  Unit unit = Unit::kSerial;  // `unit:` serial (default) | memory | compute | copy
 };
 
 // A named alternative of the device's physics: the base spec with some structure switches

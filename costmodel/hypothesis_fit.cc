@@ -60,7 +60,7 @@ HeldOut held_out(const std::vector<MeasurementRecord>& records, const DeviceSpec
   HeldOut h;
   for (size_t t = 0; t < timings.size(); ++t) {
     const size_t i = timings[t];
-    const Eigen::VectorXd& row = fits.layer_rows[i];
+    const Eigen::VectorXd row = fits.layer_row(t, i);
     h.record.push_back(i);
     h.measured_ms.push_back(records[i].ms);
     h.predicted_ms.push_back(row.dot(fits.theta[t]) / 1e3);
@@ -99,7 +99,7 @@ std::vector<double> share_lpd(const std::vector<MeasurementRecord>& records, con
   std::vector<double> predicted(shares.size()), coef_sd(shares.size()), error(shares.size());
   for (size_t k = 0; k < shares.size(); ++k) {
     const size_t i = shares[k];
-    const double layer = fits.layer_rows[i].dot(fits.theta[k]);
+    const double layer = fits.layer_row(k, i).dot(fits.theta[k]);
     const double part = fits.rows[i].dot(fits.theta[k]);
     predicted[k] = layer > 0 ? part / layer : 0.0;
     coef_sd[k] = layer > 0 ? std::sqrt(std::max(0.0, fits.rows[i].dot(fits.covariance[k] * fits.rows[i]))) / layer : 0.0;

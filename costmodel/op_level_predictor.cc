@@ -29,6 +29,16 @@ Prediction OpLevelPredictor::price(const LayerFeatures& lf, std::vector<double>*
   const std::vector<OpFeatures>& fs = lf.op_features;
   // 2. Price each op with the calibrated coefficients; the layer is their sum plus the
   //    graph-level terms (one execute, VTCM spill or stall), reported as the pseudo-op "graph".
+  //    With overlap, the shorter side's coefficients are scaled first (costmodel/overlap.h).
+  const Eigen::VectorXd* theta = &calibration_.theta;
+  const double overlap = device_.structure.overlap();
+  Eigen::VectorXd scaled;
+  SideScale scale;
+  if (overlap > 0) {
+    scale = side_scale(sides_, overlap, layer_design_row(device_, lf), calibration_.theta);
+    scaled = scaled_theta(sides_, scale, calibration_.theta);
+    theta = &scaled;
+  }
   Eigen::VectorXd total_row = Eigen::VectorXd::Zero(calibration_.theta.size());
   if (op_ms) {
     op_ms->clear();
@@ -37,18 +47,19 @@ Prediction OpLevelPredictor::price(const LayerFeatures& lf, std::vector<double>*
     p.ops.reserve(ops.size() + 1);
   }
   for (size_t i = 0; i < ops.size(); ++i) {
-    const double ms = add_design_row_priced(device_, fs[i], total_row, calibration_.theta) / 1e3;
+    const double ms = add_design_row_priced(device_, fs[i], total_row, *theta) / 1e3;
     if (op_ms) op_ms->push_back(ms);
     else p.ops.push_back({ops[i].name, kind_text(ops[i]), to_string(ops[i].op_class), ms});
     p.latency_ms += ms;
   }
   Eigen::VectorXd row = Eigen::VectorXd::Zero(calibration_.theta.size());
   add_graph_design_row(device_, lf, row);
-  const double graph_ms = row.dot(calibration_.theta) / 1e3;
+  const double graph_ms = row.dot(*theta) / 1e3;
   if (op_ms) op_ms->push_back(graph_ms);
   else if (graph_ms != 0) p.ops.push_back({"graph", "Graph", "graph", graph_ms});
   p.latency_ms += graph_ms;
   total_row += row;
+  if (overlap > 0) total_row = effective_row(sides_, scale, total_row);
   // 3. Interval from the calibration's uncertainty.
   const double half = interval_half_width_ms(calibration_, total_row, p.latency_ms);
   p.low_ms = std::max(0.0, p.latency_ms - half);

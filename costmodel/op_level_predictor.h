@@ -11,6 +11,7 @@
 #include "costmodel/device_spec.h"
 #include "costmodel/layer_features.h"
 #include "costmodel/legality.h"
+#include "costmodel/overlap.h"
 #include "costmodel/predictor.h"
 
 namespace layoutx::costmodel {
@@ -18,10 +19,15 @@ namespace layoutx::costmodel {
 class OpLevelPredictor : public Predictor {
  public:
   OpLevelPredictor(DeviceSpec device, Calibration calibration, RuleSet rules)
-      : device_(std::move(device)), calibration_(std::move(calibration)), rules_(std::move(rules)) {}
+      : device_(std::move(device)),
+        calibration_(std::move(calibration)),
+        rules_(std::move(rules)),
+        sides_(coefficient_sides(device_)) {}
 
   Prediction predict(const model::LayerGraph& graph) const override;
   // The parts of predict(): pricing a featurized layer (ops, latency, interval, design row, id;
+  // with overlap (costmodel/overlap.h) each op at its side's scale, so the ops sum to the
+  // layer's time, and the design row is the effective one;
   // no floor, no legality), the roofline floor, and the converter legality of the graph as
   // written (the unfused lowering: what the converter is given).
   // With `op_ms` the ops' costs go there instead of Prediction::ops, unnamed: entry i is
@@ -52,6 +58,7 @@ class OpLevelPredictor : public Predictor {
   DeviceSpec device_;
   Calibration calibration_;
   RuleSet rules_;
+  std::vector<Side> sides_;  // each coefficient's side (costmodel/overlap.h)
 };
 
 // The device's converter legality rules (its calibration.rules), or none.

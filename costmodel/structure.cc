@@ -38,6 +38,14 @@ std::vector<StructureSwitch> shipped_switches() {
                  return v != 0 && g.reads_cache_in_place && g.reads_cache_in_place(s.live_min_kb()) ? v : 0.0;
                },
                .meaning = "a cache-sized graph input an op reads in place is first re-laid into the tiled layout"});
+  // How the units' times combine (costmodel/overlap.h): priced per member, never featurized, so
+  // every value featurizes alike (the featurization cache shares one lowering).
+  t.push_back({.key = "overlap", .hash_name = "overlap", .min = 0, .max = 1, .default_value = 0,
+               .effective = [](const Structure&, double, const GraphFacts&) { return 0.0; },
+               .meaning = "fraction of the shorter of a layer's memory and compute sides hidden under the longer"});
+  t.push_back({.key = "copies_on", .hash_name = "copies_on", .choices = {"dma", "vector"},
+               .effective = [](const Structure&, double, const GraphFacts&) { return 0.0; },
+               .meaning = "the side copies (unit: copy) occupy: the DMA engine's (memory) or the vector threads' (compute)"});
   return t;
 }
 

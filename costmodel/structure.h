@@ -39,6 +39,11 @@ enum class Switch : size_t {
   // op computes on it: an op that copies it (Concat, Slice, Convert, Output) does so as part of
   // its copy; any other reader (a MatMul on the cache itself) pays one re-layout copy of it.
   kRelayoutCacheInputs,
+  // Cost model 3 (costmodel/overlap.h): the fraction of the shorter of a layer's memory and
+  // compute sides hidden under the longer (0: additive; 1: the busiest side alone), and which
+  // side the copies (`unit: copy` coefficients) occupy.
+  kOverlap,
+  kCopiesOn,
 };
 
 // The switches' values, stored by table position (a number; a choice is its index). Structure{}
@@ -58,6 +63,8 @@ struct Structure {
   W4Weights w4_weights() const { return static_cast<W4Weights>(static_cast<int>(get(Switch::kW4Weights))); }
   bool fuse_explicit_softmax() const { return get(Switch::kFuseExplicitSoftmax) != 0; }
   bool relayout_cache_inputs() const { return get(Switch::kRelayoutCacheInputs) != 0; }
+  double overlap() const { return get(Switch::kOverlap); }
+  bool copies_on_dma() const { return get(Switch::kCopiesOn) == 0; }
 
   bool operator==(const Structure&) const = default;
   std::array<double, kMaxSwitches> v{};
