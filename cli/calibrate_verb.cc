@@ -22,6 +22,7 @@
 #include "costmodel/repeated_timings.h"
 #include "db/costmodel_records.h"
 #include "db/schema.h"
+#include "explorer/interval_widths.h"
 #include "support/error.h"
 #include "support/json_writer.h"
 #include "support/paths.h"
@@ -262,14 +263,17 @@ void add_calibrate_verb(CLI::App& app) {
     }
     // 5. Print.
     const costmodel::HypothesisSet* hyps = fit.hypotheses ? &*fit.hypotheses : nullptr;
+    const auto widths = explorer::interval_widths_of_records(*fit.predictor, records);
     if (args->json) {
       print_json(rep, dev, out, db_saved, db_id, [&](JsonWriter& w) {
         if (hyps) write_hypotheses_json(*hyps, *report, *fit.predictor, w);
+        if (widths) write_interval_widths_json(*widths, w);
         if (!hyps_out.empty()) w.field("hypotheses_written_to", hyps_out);
       });
     } else {
       print_table(rep, dev, out, db_saved, db_id);
       if (hyps) print_hypotheses(*hyps, *report, *fit.predictor, std::cout);
+      if (widths) print_interval_widths(*widths, std::cout);
       if (!hyps_out.empty())
         std::cout << "\nhypotheses: the " << fit.predictor->hypothesis_count() << " kept of " << hyps->fits.size()
                   << " written to " << hyps_out << "\n";

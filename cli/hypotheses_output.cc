@@ -302,4 +302,25 @@ void write_hypotheses_json(const costmodel::HypothesisSet& set, const costmodel:
   w.end_object();
 }
 
+void print_interval_widths(const explorer::IntervalWidths& w, std::ostream& out) {
+  std::string ctxs;
+  for (int c : w.contexts) ctxs += (ctxs.empty() ? "" : " and ") + std::to_string(c);
+  out << "\n90% interval half-widths on the design space (" << model::to_string(w.precision) << ", ctx " << ctxs
+      << ", relative to the prediction): measured graphs " << pct(w.measured_median) << " median of " << w.measured
+      << ", unmeasured " << pct(w.unmeasured_median) << " median of " << w.unmeasured << "\n";
+}
+
+void write_interval_widths_json(const explorer::IntervalWidths& w, JsonWriter& jw) {
+  jw.key("interval_widths").begin_object();
+  jw.field("precision", model::to_string(w.precision));
+  jw.key("contexts").begin_array();
+  for (int c : w.contexts) jw.value(c);
+  jw.end_array();
+  jw.field("measured_graphs", w.measured);
+  jw.field("measured_median_half_width", w.measured_median);
+  jw.field("unmeasured_graphs", w.unmeasured);
+  jw.field("unmeasured_median_half_width", w.unmeasured_median);
+  jw.end_object();
+}
+
 }  // namespace layoutx::cli

@@ -7,6 +7,7 @@
 
 #include "costmodel/calibration_report.h"
 #include "costmodel/predictor.h"
+#include "explorer/interval_widths.h"
 #include "support/json_writer.h"
 
 namespace layoutx::cli {
@@ -17,6 +18,10 @@ void print_hypotheses(const costmodel::HypothesisSet& set, const costmodel::Cali
                       const costmodel::Predictor& pr, std::ostream& out);
 void write_hypotheses_json(const costmodel::HypothesisSet& set, const costmodel::CalibrationReport& rep,
                            const costmodel::Predictor& pr, JsonWriter& w);
+
+// The predictor's 90% half-widths on the records' model's design space, measured graphs apart.
+void print_interval_widths(const explorer::IntervalWidths& w, std::ostream& out);
+void write_interval_widths_json(const explorer::IntervalWidths& w, JsonWriter& jw);
 
 // A coefficient as a physical rate with its unit ("84.8 GB/s", "5.0 us", "2000 GMAC/s").
 std::string rate_text(costmodel::Term t, double value);

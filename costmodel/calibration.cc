@@ -261,6 +261,19 @@ FitReport calibrate(const std::vector<MeasurementRecord>& records, const DeviceS
   //    same layer (their equations carry its measured total), then predict it.
   std::vector<double> abs_err;
   double sq = 0;
+  std::vector<HeldOutError> held;
+  // Each timed graph's time composition under the fit on everything (costmodel/discrepancy.h).
+  std::map<std::string, Eigen::VectorXd> composition_of;
+  std::map<std::string, std::pair<double, int>> residual_of;  // summed relative residual, count
+  for (size_t i = 0; i < records.size(); ++i)
+    if (records[i].kind == Kind::kLayerTime) {
+      const Eigen::VectorXd row = time_row(device, p.row[i], c.theta);
+      composition_of[p.key[i]] = composition(row, c.theta);
+      const double fitted_ms = row.dot(c.theta) / 1e3;
+      auto& [sum, n] = residual_of[p.key[i]];
+      sum += fitted_ms > 0 ? records[i].ms / fitted_ms - 1 : 0.0;
+      ++n;
+    }
   for (size_t i = 0; i < records.size(); ++i) {
     if (records[i].kind != Kind::kLayerTime) continue;
     std::vector<bool> use(records.size(), true);
@@ -270,11 +283,20 @@ FitReport calibrate(const std::vector<MeasurementRecord>& records, const DeviceS
     LooRow l;
     l.record = &records[i];
     l.measured_ms = records[i].ms;
-    l.predicted_ms = time_row(device, p.row[i], s.theta).dot(s.theta) / 1e3;
+    const Eigen::VectorXd row = time_row(device, p.row[i], s.theta);
+    l.predicted_ms = row.dot(s.theta) / 1e3;
     l.rel_error = (l.predicted_ms - l.measured_ms) / l.measured_ms;
     rep.loo.push_back(l);
     abs_err.push_back(std::fabs(l.rel_error));
     sq += l.rel_error * l.rel_error;
+    HeldOutError h;
+    h.rel_error = l.rel_error;
+    const Eigen::VectorXd scaled = row.cwiseProduct(prior);  // the covariance is in multiplier space
+    h.coef_rel_sd = l.predicted_ms > 0 ? std::sqrt(std::max(0.0, scaled.dot(s.normal_inverse * scaled))) / 1e3 / l.predicted_ms : 0;
+    h.distance = 1;
+    for (const auto& [key, comp] : composition_of)
+      if (key != p.key[i]) h.distance = std::min(h.distance, composition_distance(composition_of[p.key[i]], comp));
+    held.push_back(h);
   }
   c.loo_count = static_cast<int>(abs_err.size());
   c.loo_median = median(abs_err);
@@ -283,6 +305,22 @@ FitReport calibrate(const std::vector<MeasurementRecord>& records, const DeviceS
   // 4. Interval: the posterior covariance covers the coefficients' uncertainty given the model;
   //    the LOO spread (rms relative error) covers the model's own error on unseen layers.
   c.model_rel_sd = c.loo_rms;
+  //    Cost model 3: the model error as a discrepancy that grows with the distance from the
+  //    measured graphs (costmodel/discrepancy.h); its far value replaces the LOO rms.
+  {
+    std::vector<double> sds;
+    for (const MeasurementRecord& r : records)
+      if (r.kind == Kind::kLayerTime) sds.push_back(r.sd);
+    std::vector<Eigen::VectorXd> measured;
+    std::vector<double> residual;
+    for (const auto& [key, comp] : composition_of) {
+      measured.push_back(comp);
+      residual.push_back(residual_of[key].first / residual_of[key].second);
+    }
+    c.discrepancy = estimate_discrepancy(held, median(sds), std::move(measured), std::move(residual));
+    c.model_rel_sd = std::sqrt(c.discrepancy.nugget_rel_sd * c.discrepancy.nugget_rel_sd +
+                               c.discrepancy.rel_sd * c.discrepancy.rel_sd);
+  }
   // 5. Provenance.
   c.device = device.name;
   c.date = utc_now();
@@ -317,10 +355,30 @@ bool fitted_identically(const Calibration& a, const Calibration& b) {
          a.model_rel_sd == b.model_rel_sd && a.z == b.z;
 }
 
+double model_rel_sd_at(const Calibration& c, const Eigen::VectorXd& row) {
+  return c.discrepancy.empty() ? c.model_rel_sd : c.discrepancy.at(row, c.theta).rel_sd;
+}
+
+RowPrediction predict_row(const Calibration& c, const DeviceSpec& device, const Eigen::VectorXd& raw_row) {
+  RowPrediction p;
+  p.row = time_row(device, raw_row, c.theta);
+  if (!c.discrepancy.empty()) {
+    const Discrepancy::At at = c.discrepancy.at(p.row, c.theta);
+    p.row *= 1 + at.correction;
+    p.model_rel_sd = at.rel_sd;
+  } else {
+    p.model_rel_sd = c.model_rel_sd;
+  }
+  p.ms = p.row.dot(c.theta) / 1e3;
+  const double coef_ms2 = std::max(0.0, p.row.dot(c.covariance * p.row)) / 1e6;
+  p.sd_ms = std::sqrt(coef_ms2 + p.model_rel_sd * p.ms * p.model_rel_sd * p.ms);
+  return p;
+}
+
 double interval_half_width_ms(const Calibration& c, const Eigen::VectorXd& row, double latency_ms) {
   const double coef_var_us2 = row.dot(c.covariance * row);
   const double coef_var_ms2 = std::max(coef_var_us2, 0.0) / 1e6;
-  const double model_sd_ms = c.model_rel_sd * latency_ms;
+  const double model_sd_ms = model_rel_sd_at(c, row) * latency_ms;
   return c.z * std::sqrt(coef_var_ms2 + model_sd_ms * model_sd_ms);
 }
 
@@ -344,6 +402,19 @@ std::string calibration_document(const Calibration& c, const FitReport* report) 
   for (const auto& f : c.data_files) o << "  - \"" << f << "\"\n";
   if (!c.source_hash.empty()) o << "source_hash: \"" << c.source_hash << "\"\n";
   o << "interval: {z: " << num(c.z) << ", model_rel_sd: " << num(c.model_rel_sd) << "}\n";
+  if (!c.discrepancy.empty()) {
+    const Discrepancy& d = c.discrepancy;
+    o << "# Model error sd of a graph, relative: sqrt(nugget^2 + rel_sd^2 * min(1, d / distance_scale)), d the\n"
+      << "# distance of its time composition from the nearest measured graph's (costmodel/discrepancy.h).\n";
+    o << "discrepancy: {nugget_rel_sd: " << num(d.nugget_rel_sd) << ", rel_sd: " << num(d.rel_sd)
+      << ", distance_scale: " << num(d.distance_scale) << "}\n";
+    o << "measured_graphs:  # per measured graph: measured / fitted - 1, the fraction of its time on each coefficient\n";
+    for (size_t j = 0; j < d.measured.size(); ++j) {
+      o << "  - {residual: " << num(d.residual[j]) << ", composition: [";
+      for (Eigen::Index k = 0; k < d.measured[j].size(); ++k) o << (k ? ", " : "") << num(d.measured[j][k]);
+      o << "]}\n";
+    }
+  }
   o << "effective_parameters: " << num(c.effective_parameters) << "\n";
   o << "coefficients:\n";
   for (Eigen::Index k = 0; k < c.theta.size(); ++k)
@@ -368,6 +439,46 @@ std::string calibration_document(const Calibration& c, const FitReport* report) 
 void save_calibration(const Calibration& c, const FitReport* report, const std::string& path) {
   write_file_atomically(path, calibration_document(c, report));
 }
+
+namespace {
+
+// `discrepancy:` and `measured_graphs:` (both or neither; files of cost models 1-2 have none).
+void parse_discrepancy(MapReader& top, const std::string& path, Eigen::Index n, Discrepancy& d, ErrorList& errors) {
+  YAML::Node dn = top.child("discrepancy", false);
+  YAML::Node mg = top.child("measured_graphs", false);
+  const bool has_d = dn.IsDefined() && !dn.IsNull(), has_m = mg.IsDefined() && !mg.IsNull();
+  if (has_d != has_m) {
+    errors.add(path + ": discrepancy and measured_graphs come together; refit with `layoutx calibrate`");
+    return;
+  }
+  if (!has_d) return;
+  MapReader m(path, dn, "discrepancy", errors);
+  d.nugget_rel_sd = m.number("nugget_rel_sd", true, 0).value_or(0);
+  d.rel_sd = m.number("rel_sd", true, 0).value_or(0);
+  d.distance_scale = m.number("distance_scale", true, 1e-9).value_or(1);
+  m.finish();
+  if (!mg.IsSequence() || mg.size() == 0) {
+    errors.add(where(path, mg) + ": measured_graphs: a list of {residual, composition}");
+    return;
+  }
+  for (size_t i = 0; i < mg.size(); ++i) {
+    MapReader g(path, mg[i], "measured_graphs[" + std::to_string(i) + "]", errors);
+    const double r = g.number("residual", true, -1).value_or(0);
+    YAML::Node comp = g.child("composition", true);
+    Eigen::VectorXd v(n);
+    bool ok = comp.IsSequence() && static_cast<Eigen::Index>(comp.size()) == n;
+    for (Eigen::Index k = 0; ok && k < n; ++k) ok = YAML::convert<double>::decode(comp[static_cast<size_t>(k)], v[k]);
+    if (!ok) g.error("composition", "expected " + std::to_string(n) + " numbers, one per coefficient");
+    g.finish();
+    if (ok) {
+      d.measured.push_back(v);
+      d.residual.push_back(r);
+    }
+  }
+  d.finish();
+}
+
+}  // namespace
 
 Calibration load_calibration(const std::string& path, const DeviceSpec& device) {
   return parse_calibration(read_text_file(path), path, device);
@@ -402,6 +513,7 @@ Calibration parse_calibration(const std::string& text, const std::string& path, 
   }
   c.effective_parameters = top.number("effective_parameters", false, 0).value_or(0);
   const Eigen::Index n = static_cast<Eigen::Index>(device.coefficients.size());
+  parse_discrepancy(top, path, n, c.discrepancy, errors);
   c.theta = Eigen::VectorXd::Zero(n);
   c.covariance = Eigen::MatrixXd::Zero(n, n);
   YAML::Node coefs = top.child("coefficients", true);

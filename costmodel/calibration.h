@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "costmodel/device_spec.h"
+#include "costmodel/discrepancy.h"
 #include "costmodel/measurements.h"
 #include "costmodel/overlap.h"
 #include "costmodel/predictor.h"
@@ -37,8 +38,11 @@ struct Calibration {
   std::vector<std::string> names;  // coefficient names, DeviceSpec::coefficients order
   Eigen::VectorXd theta;           // fitted coefficients (us, us/MB, us/MMAC)
   Eigen::MatrixXd covariance;      // posterior covariance of theta (same units, squared)
-  // Interval: latency +- z * sqrt(row' cov row + (model_rel_sd * latency)^2); see interval().
+  // Interval: latency +- z * sqrt(row' cov row + (model error sd)^2); see interval_half_width_ms.
+  // The model error: with a discrepancy (cost model 3, costmodel/discrepancy.h) its sd at the
+  // graph's row; without one (older files, prior calibrations) model_rel_sd * latency.
   double model_rel_sd = 0;
+  Discrepancy discrepancy;
   double z = kZ90;  // kIntervalLevel two-sided, normal (costmodel/predictor.h)
   // Leave-one-out summary over the layer timings (absolute relative errors).
   int loo_count = 0;
@@ -108,6 +112,21 @@ std::string data_hash(const std::vector<MeasurementRecord>& records, const Devic
 // (16 hex digits). Equal source hashes imply equal data hashes; a changed comment changes the
 // source hash only (the loader then parses the records and compares data hashes).
 std::string source_hash(const std::vector<std::string>& file_bytes, const DeviceSpec& device);
+
+// A layer predicted from its unscaled design row alone (no graph): the effective row under the
+// calibration's coefficients (costmodel/overlap.h), scaled by the discrepancy's correction
+// (costmodel/discrepancy.h); its latency, model error and interval sd. What OpLevelPredictor
+// prices per op, for a whole row (the replay, which has rows, not graphs).
+struct RowPrediction {
+  Eigen::VectorXd row;  // effective and corrected: ms = row . theta / 1e3
+  double ms = 0;
+  double model_rel_sd = 0;
+  double sd_ms = 0;  // sqrt(row' cov row + (model_rel_sd ms)^2)
+};
+RowPrediction predict_row(const Calibration& c, const DeviceSpec& device, const Eigen::VectorXd& raw_row);
+
+// The relative model error sd of a layer whose (effective) design row is `row`.
+double model_rel_sd_at(const Calibration& c, const Eigen::VectorXd& row);
 
 // The prediction interval's half-width (ms) for a layer whose summed design row is `row` and
 // whose point prediction is `latency_ms`.

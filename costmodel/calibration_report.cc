@@ -124,23 +124,18 @@ ReplayFit refit_for_replay(const HypothesisFit& f, const std::vector<Measurement
   // Weight and model error: this hypothesis's LOO within the fitted exports.
   const HeldOut ho = held_out(fitted, f.device, fitted_timings, loo_masks(fitted, fitted_timings, false));
   r.lpd = pointwise_lpd(ho, fitted, f.device);
-  // The fit: a mask over all records (so the predicted export's rows are prepared too).
+  // The fit: a mask over all records (so the predicted export's rows are prepared too), and the
+  // calibration of the fitted exports alone (its discrepancy: costmodel/discrepancy.h).
   SubsetFits fit = fit_subsets(records, f.device, {use});
-  double sq = 0;
-  for (double e : ho.rel_error) sq += e * e;
-  const double model_rel = std::sqrt(sq / std::max<size_t>(1, ho.rel_error.size()));
-  std::vector<Eigen::VectorXd> rows;  // each record's layer row as this fit prices it
-  for (size_t i = 0; i < records.size(); ++i) rows.push_back(fit.layer_row(0, i));
-  for (size_t i = 0; i < records.size(); ++i) r.all_ms.push_back(rows[i].dot(fit.theta[0]) / 1e3);
-  for (size_t i : targets) {
-    const Eigen::VectorXd& row = rows[i];
-    const double coef = std::max(0.0, row.dot(fit.covariance[0] * row)) / 1e6;
-    r.target_sd.push_back(std::sqrt(coef + (model_rel * r.all_ms[i]) * (model_rel * r.all_ms[i])));
-  }
+  const Calibration cal = calibrate(fitted, f.device).calibration;
+  std::vector<RowPrediction> at;  // each record's layer as this refit predicts it
+  for (size_t i = 0; i < records.size(); ++i) at.push_back(predict_row(cal, f.device, fit.layer_rows[i]));
+  for (size_t i = 0; i < records.size(); ++i) r.all_ms.push_back(at[i].ms);
+  for (size_t i : targets) r.target_sd.push_back(at[i].sd_ms);
   for (const auto& [ia, ib, what] : pairs) {
-    const Eigen::VectorXd d = rows[ib] - rows[ia];
-    const double coef = std::max(0.0, d.dot(fit.covariance[0] * d)) / 1e6;
-    const double model = model_rel * (r.all_ms[ib] - r.all_ms[ia]);
+    const Eigen::VectorXd d = at[ib].row - at[ia].row;
+    const double coef = std::max(0.0, d.dot(cal.covariance * d)) / 1e6;
+    const double model = std::max(at[ia].model_rel_sd, at[ib].model_rel_sd) * (r.all_ms[ib] - r.all_ms[ia]);
     r.diff_sd_ms.push_back(std::sqrt(coef + model * model));
   }
   return r;

@@ -215,7 +215,8 @@ bool HypothesisPredictor::member_differences(const Prediction& a, const Predicti
     const Eigen::VectorXd d = ra - rb;
     const double da = ra.dot(c.theta) / 1e3, db = rb.dot(c.theta) / 1e3;
     const double coef_var = std::max(d.dot(c.covariance * d), 0.0) / 1e6;
-    const double model_sd = c.model_rel_sd * std::abs(da - db);
+    const double rel = std::max(model_rel_sd_at(c, ra), model_rel_sd_at(c, rb));  // as OpLevelPredictor's
+    const double model_sd = rel * std::abs(da - db);
     mu[h] = da - db;
     sd[h] = std::sqrt(coef_var + model_sd * model_sd);
   }

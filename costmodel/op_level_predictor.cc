@@ -60,7 +60,18 @@ Prediction OpLevelPredictor::price(const LayerFeatures& lf, std::vector<double>*
   p.latency_ms += graph_ms;
   total_row += row;
   if (overlap > 0) total_row = effective_row(sides_, scale, total_row);
-  // 3. Interval from the calibration's uncertainty.
+  // 3. The discrepancy known at the measured graphs (costmodel/discrepancy.h): the layer's time
+  //    scaled by 1 + its correction (ops and row alike, so they still sum to it).
+  if (!calibration_.discrepancy.empty()) {
+    const double f = 1 + calibration_.discrepancy.at(total_row, calibration_.theta).correction;
+    if (op_ms)
+      for (double& ms : *op_ms) ms *= f;
+    else
+      for (OpCost& c : p.ops) c.ms *= f;
+    p.latency_ms *= f;
+    total_row *= f;
+  }
+  // 4. Interval from the calibration's uncertainty.
   const double half = interval_half_width_ms(calibration_, total_row, p.latency_ms);
   p.low_ms = std::max(0.0, p.latency_ms - half);
   p.high_ms = p.latency_ms + half;
@@ -108,7 +119,11 @@ double OpLevelPredictor::difference_half_width_ms(const Prediction& a, const Pre
   for (Eigen::Index i = 0; i < n; ++i) d[i] = a.design_row[i] - b.design_row[i];
   // theta is in us; rows are per-op features, so d' cov d is in us^2.
   const double coef_var_ms2 = std::max(d.dot(calibration_.covariance * d), 0.0) / 1e6;
-  const double model_sd_ms = calibration_.model_rel_sd * std::abs(a.latency_ms - b.latency_ms);
+  // The model error of the difference: the larger of the two graphs' (a graph far from the
+  // measured ones is less sure of its difference too; costmodel/discrepancy.h).
+  const Eigen::Map<const Eigen::VectorXd> ra(a.design_row.data(), n), rb(b.design_row.data(), n);
+  const double rel = std::max(model_rel_sd_at(calibration_, ra), model_rel_sd_at(calibration_, rb));
+  const double model_sd_ms = rel * std::abs(a.latency_ms - b.latency_ms);
   return calibration_.z * std::sqrt(coef_var_ms2 + model_sd_ms * model_sd_ms);
 }
 
