@@ -90,8 +90,11 @@ Solved solve_linear(const std::vector<MeasurementRecord>& records, const Prepare
       rows.push_back(timing_row[i].cwiseProduct(prior) / (total_us * r.sd));
       rhs.push_back(1.0 / r.sd);
     } else {
-      rows.push_back(p.row[i].cwiseProduct(prior) / (total_us * r.sd));
-      rhs.push_back(r.share / r.sd);
+      // A share is the matched ops' part of the layer's busy time (the sum of its ops' times,
+      // what a profile's rows add up to: costmodel/op_profile_shares.h), not of its critical
+      // path: (matched - share x layer) . theta = 0, scaled by the measured total.
+      rows.push_back((p.row[i] - r.share * p.layer_row[i]).cwiseProduct(prior) / (total_us * r.sd));
+      rhs.push_back(0.0);
     }
   }
   const Eigen::Index data_rows = static_cast<Eigen::Index>(rows.size());
@@ -251,7 +254,7 @@ FitReport calibrate(const std::vector<MeasurementRecord>& records, const DeviceS
       row.sd = r.sd * r.ms;
     } else {
       row.measured = r.share;
-      row.fitted = p.row[i].dot(c.theta) / time_row(device, p.layer_row[i], c.theta).dot(c.theta);
+      row.fitted = p.row[i].dot(c.theta) / p.layer_row[i].dot(c.theta);  // of the busy time
       row.sd = r.sd;
     }
     row.residual = row.fitted - row.measured;

@@ -2,10 +2,11 @@
 // regularized toward the device spec's priors; leave-one-out over the timings; save / load.
 //
 // The fit (all in "multiplier" space m_k = theta_k / prior_k, so every coefficient is O(1)):
-//   layer timing i:  sum over its lowered ops of row . theta = ms_i            (sd: rel_sd * ms_i)
-//   op share j:      sum over the matched ops of row . theta = share_j * ms(layer of j)
-//                    using that layer's MEASURED time, which makes a share linear in theta
-//                    (sd: share_sd * ms(layer))
+//   layer timing i:  effective row . theta = ms_i (the raw row without overlap)  (sd: rel_sd * ms_i)
+//   op share j:      sum over the matched ops of row . theta = share_j * (the layer's row . theta):
+//                    a share of the layer's busy time (the sum of its ops' times, unscaled by any
+//                    overlap: costmodel/overlap.h), linear in theta
+//                    (sd: share_sd * ms(layer), the layer's MEASURED time)
 //   prior k:         m_k = 1                                                     (sd: rel_sd_k)
 // minimized as weighted least squares subject to m >= 0 (coefficients are costs and cannot be
 // negative): a ridge toward the priors whose weights are the priors' stated uncertainties.

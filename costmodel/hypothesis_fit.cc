@@ -99,7 +99,7 @@ std::vector<double> share_lpd(const std::vector<MeasurementRecord>& records, con
   std::vector<double> predicted(shares.size()), coef_sd(shares.size()), error(shares.size());
   for (size_t k = 0; k < shares.size(); ++k) {
     const size_t i = shares[k];
-    const double layer = fits.layer_row(k, i).dot(fits.theta[k]);
+    const double layer = fits.layer_rows[i].dot(fits.theta[k]);  // busy time: a share's denominator
     const double part = fits.rows[i].dot(fits.theta[k]);
     predicted[k] = layer > 0 ? part / layer : 0.0;
     coef_sd[k] = layer > 0 ? std::sqrt(std::max(0.0, fits.rows[i].dot(fits.covariance[k] * fits.rows[i]))) / layer : 0.0;

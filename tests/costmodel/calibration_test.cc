@@ -132,12 +132,12 @@ TEST_F(Shipped, FitsEveryRecord) {
       EXPECT_GE(r.fitted, 0) << r.record->id;
     }
   }
-  EXPECT_EQ(timings, 12);
+  EXPECT_EQ(timings, 14);
   EXPECT_EQ(shares, 6);
 }
 
 TEST_F(Shipped, LeaveOneOutCoversEveryTiming) {
-  ASSERT_EQ(rep_->loo.size(), 12u);
+  ASSERT_EQ(rep_->loo.size(), 14u);
   for (const LooRow& l : rep_->loo) {
     EXPECT_GT(l.predicted_ms, 0) << l.record->id;
     EXPECT_DOUBLE_EQ(l.rel_error, (l.predicted_ms - l.measured_ms) / l.measured_ms);

@@ -23,7 +23,7 @@ TEST(Measurements, ShippedDataMapsEveryRecordToAGraph) {
   auto recs = load_measurements(kConfigs + "/calibration/spark-s25-measurements.yaml");
   int timings = 0, shares = 0;
   for (const auto& r : recs) (r.kind == MeasurementRecord::Kind::kLayerTime ? timings : shares)++;
-  EXPECT_EQ(timings, 12);
+  EXPECT_EQ(timings, 14);
   EXPECT_EQ(shares, 6);
   for (const auto& r : recs) {
     if (r.id == "sliding-sj-tanh-fp16") {
@@ -139,9 +139,13 @@ TEST(Measurements, ExportTagIsReadAndCheckedWithItsPlace) {
   // All or none: the record without one is named with its place.
   const std::string e = error_in(head + a + ", export: 1}\n" + b + "}\n");
   EXPECT_NE(e.find("x.yaml:5:5: layer_latency 'b': export: missing"), std::string::npos) << e;
-  // The shipped file: roll (and the full layers' key concat) is the first export, score-join the second.
-  for (const auto& r : load_measurements(kConfigs + "/calibration/spark-s25-measurements.yaml"))
-    EXPECT_EQ(r.export_index, r.variant.join() == model::Join::kScores ? 2 : 1) << r.id;
+  // The shipped file: roll (and the full layers' key concat) is the first export, score-join the
+  // second, ring (a sliding layer returning the new entry, keys joined) the third.
+  for (const auto& r : load_measurements(kConfigs + "/calibration/spark-s25-measurements.yaml")) {
+    const bool ring = r.layer == model::LayerType::kSliding && r.variant.join() == model::Join::kKeys &&
+                      r.variant.returns() == model::KvReturn::kNewEntry;
+    EXPECT_EQ(r.export_index, r.variant.join() == model::Join::kScores ? 2 : ring ? 3 : 1) << r.id;
+  }
 }
 
 TEST(DeviceSpec, ShippedLoadsAndRejectsTwoCoefficientsForOneCell) {
@@ -170,8 +174,8 @@ TEST(DeviceSpec, ShippedLoadsAndRejectsTwoCoefficientsForOneCell) {
 TEST(DeviceSpec, AxesThatMultiplyPastTheLimitAreAnError) {
   std::ifstream in(kConfigs + "/devices/galaxy-s25.yaml");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  ASSERT_EQ(load_device_text(text, "s25.yaml").hypotheses.size(), 96u);
-  for (int i = 0; i < 4; ++i)  // 96 x 3^4 = 7776
+  ASSERT_EQ(load_device_text(text, "s25.yaml").hypotheses.size(), 240u);
+  for (int i = 0; i < 4; ++i)  // 240 x 3^4 = 19440
     text += "  - axis: extra" + std::to_string(i) + "\n    options:\n" +
             "      - {name: a, claim: c, source: s}\n      - {name: b, claim: c, source: s}\n" +
             "      - {name: c, claim: c, source: s}\n";
@@ -179,7 +183,7 @@ TEST(DeviceSpec, AxesThatMultiplyPastTheLimitAreAnError) {
     load_device_text(text, "s25.yaml");
     FAIL() << "loaded 7776 hypotheses";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("hypothesis_axes[7]: the axes so far combine into 864 x 3 hypotheses, more than 1024"),
+    EXPECT_NE(std::string(e.what()).find("hypothesis_axes[6]: the axes so far combine into 720 x 3 hypotheses, more than 1024"),
               std::string::npos)
         << e.what();
   }
