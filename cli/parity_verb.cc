@@ -11,14 +11,14 @@
 #include "model/design_space.h"
 #include "model/limits.h"
 #include "model/tensor_budget.h"
+#include "cli/json_flag.h"
 #include "cli/verbs.h"
+#include "cli/weights_flags.h"
 #include "model/model_loader.h"
 #include "model/numerics/fidelity.h"
 #include "model/numerics/reference.h"
-#include "model/numerics/safetensors.h"
 #include "support/error.h"
 #include "support/json_writer.h"
-#include "support/paths.h"
 
 namespace layoutx::cli {
 
@@ -38,8 +38,7 @@ struct ParityArgs {
   uint64_t seed = 1;
   std::string dtype = "float32";
   bool exact = false;
-  std::string weights, weight_map;
-  int layer_index = -1;
+  WeightsFlags weights;  // --weights, --weight-map, --layer-index (default: seeded weights)
   int topk = 5;
   std::string quantizer = model::numerics::to_string(model::numerics::kDefaultW4Quantizer);
   int calibration_steps = model::numerics::QuantOptions{}.calibration_steps;
@@ -114,19 +113,17 @@ void add_parity_verb(CLI::App& app) {
   add_seed_option(*sub, args->seed, "the weights and the token inputs");
   sub->add_option("--dtype", args->dtype, "arithmetic of the executor: float32 or float64")->capture_default_str();
   sub->add_flag("--exact", args->exact, "do not simulate the precision (f16 rounding, quantization): graph function only");
-  sub->add_option("--weights", args->weights, "a checkpoint .safetensors to take the layer's weights from");
-  sub->add_option("--layer-index", args->layer_index, "which layer of the checkpoint (with --weights)")
-      ->check(integer_in(0, model::limits::kMaxLayers - 1));
-  sub->add_option("--weight-map", args->weight_map, "tensor names by role (default configs/models/<model>.weights.yaml)");
+  args->weights.add_to(*sub);
   sub->add_option("--topk", args->topk, "k of the top-k agreement")
       ->capture_default_str()
       ->check(integer_in(1, model::limits::kMaxHidden));
   add_quantizer_options(*sub, args->quantizer, args->calibration_steps);
   sub->add_option("--min-snr", args->min_snr, "exit 1 if the A-B SNR (dB) is below this")
       ->check(number_in(0.0, 1000.0));
-  sub->add_flag("--json", args->json, "print one JSON document");
-  sub->callback([args] {
+  sub->callback([args, sub] {
+    args->json = json_requested(*sub);  // the one --json (cli/json_flag.h)
     const ParityArgs& a = *args;
+    a.weights.check();  // flags that need another, before any work
     // 1. The model (with overrides) and the layer type at the context.
     model::ModelSpec spec = model::load_model(a.model);
     for (const auto& kv : a.set_model) {
@@ -146,16 +143,11 @@ void add_parity_verb(CLI::App& app) {
     // 3. Weights: seeded, or one layer of a checkpoint mapped by the model's weight map.
     nx::LayerWeights w;
     std::string weights_from = "seeded (seed " + std::to_string(a.seed) + ")";
-    if (!a.weights.empty()) {
-      if (a.layer_index < 0) throw Error("--weights needs --layer-index");
-      if (a.layer_index >= spec.num_layers() || spec.layer_types[a.layer_index] != type)
-        throw Error("--layer-index " + std::to_string(a.layer_index) + ": not a " + a.layer + " layer of " + spec.name);
-      const std::string map_path =
-          a.weight_map.empty() ? config_path("models/" + spec.name + ".weights.yaml") : a.weight_map;
-      w = nx::load_layer_weights(nx::SafetensorsFile(a.weights), nx::load_weight_map(map_path), layer, a.layer_index);
-      weights_from = a.weights + " layer " + std::to_string(a.layer_index);
+    if (!a.weights.weights.empty()) {
+      const WeightsFlags::Source from = a.weights.resolve(spec, type);
+      w = WeightsFlags::load(from, layer);
+      weights_from = from.checkpoint + " layer " + std::to_string(from.layer_index);
     } else {
-      if (a.layer_index >= 0) throw Error("--layer-index needs --weights");
       w = nx::seeded_weights(layer, a.seed);
     }
     // 4. The token history.

@@ -6,9 +6,9 @@
 #include "cli/fidelity_options.h"
 #include "cli/flag_checks.h"
 #include "cli/output_flags.h"
-#include "model/limits.h"
-#include "cli/predictor_options.h"
+#include "cli/question_flags.h"
 #include "cli/table.h"
+#include "cli/json_flag.h"
 #include "cli/verbs.h"
 #include "explorer/layout_file.h"
 #include "model/model_loader.h"
@@ -20,12 +20,8 @@ namespace layoutx::cli {
 namespace {
 
 struct SelectArgs {
-  std::string model = model::kDefaultModel;
-  PredictorOptions predictor;
+  QuestionFlags question;  // --model, --device/--calibration/--db, --precision, --head-precision, --ctx...
   FidelityOptions fidelity;
-  std::string precision = "w4a16";
-  std::string head_precision;  // the LM head's; "" = precision
-  std::vector<int> ctxs{4096};
   std::string out;
   bool candidates = false;
   bool json = false;
@@ -56,33 +52,28 @@ void print_candidates(const explorer::Choice& c) {
 void add_select_verb(CLI::App& app) {
   auto args = std::make_shared<SelectArgs>();
   auto* sub = app.add_subcommand("select", "choose each layer type's layout and write the exporter's layout file");
-  sub->add_option("--model", args->model, "model: a shipped name, a .yaml spec or a HF config.json")->capture_default_str();
-  args->predictor.add_to(*sub);
+  args->question.add_to(*sub, {.contexts = true, .head_precision = true, .prefix = ""});
   args->fidelity.add_to(*sub);
-  sub->add_option("--precision", args->precision, "fp16, w8a16 or w4a16")->capture_default_str()->check(precision_name());
-  sub->add_option("--head-precision", args->head_precision, "the LM head's precision in the whole step (default: --precision)")->check(precision_name());
-  sub->add_option("--ctx", args->ctxs, "context length(s) in tokens (repeatable)")
-      ->capture_default_str()
-      ->check(integer_in(2, model::limits::kMaxContext));
   sub->add_option("--out", args->out, "write the layout file here ({ctx} is replaced by the context)")->check(output_file());
   sub->add_flag("--candidates", args->candidates, "also list every candidate with its prediction");
-  sub->add_flag("--json", args->json, "print one JSON document");
-  sub->callback([args] {
+  sub->callback([args, sub] {
+    args->json = json_requested(*sub);  // the one --json (cli/json_flag.h)
     // 1. The model, the precision and the cost model (device spec + its calibration).
-    model::ModelSpec m = model::load_model(args->model);
-    model::Precision p = model::parse_precision(args->precision);
-    if (args->ctxs.size() > 1 && !args->out.empty() && args->out.find("{ctx}") == std::string::npos)
+    const QuestionFlags& q = args->question;
+    model::ModelSpec m = q.load_model();
+    model::Precision p = q.layers_precision();
+    if (q.ctxs.size() > 1 && !args->out.empty() && args->out.find("{ctx}") == std::string::npos)
       throw Error("--out: several --ctx values need a {ctx} placeholder in the path, got " + args->out);
-    for (int ctx : args->ctxs) m.check_context(ctx, "--ctx");  // the flag's error, before any work
-    for (int ctx : args->ctxs)
+    q.check_contexts(m);  // the flag's error, before any work
+    for (int ctx : q.ctxs)
       if (!args->out.empty()) check_file_target(out_path(args->out, ctx), "--out");  // before any work
-    auto predictor = args->predictor.load();
+    auto predictor = args->question.predictor.load();
     auto fidelity = args->fidelity.load();
     explorer::Evaluator ev(*predictor, fidelity.get());
     // 2. Per context: choose per layer type, compose the step beside its baselines.
     std::vector<explorer::ContextAnswer> answers;
-    for (int ctx : args->ctxs) answers.push_back(explorer::answer_context(ev, m, ctx, p, explorer::same_policy(args->fidelity.policy())));
-    const model::Precision head = head_precision_or(args->head_precision, p);
+    for (int ctx : q.ctxs) answers.push_back(explorer::answer_context(ev, m, ctx, p, explorer::same_policy(args->fidelity.policy())));
+    const model::Precision head = q.head(p);
     if (head != p)
       for (explorer::ContextAnswer& a : answers) a.whole = explorer::whole_step(*predictor, m, a.comparison.step, head);
     // 3. Write the exporter's layout file(s).
@@ -100,7 +91,7 @@ void add_select_verb(CLI::App& app) {
       JsonWriter w(std::cout);
       auto one = [&](const explorer::ContextAnswer& a, size_t i) {
         w.field("model", m.name);
-        args->predictor.write_json_identity(w, *predictor);
+        args->question.predictor.write_json_identity(w, *predictor);
         w.field("precision", model::to_string(p));
         w.field("ctx", a.ctx);
         w.key("choices").begin_array();
@@ -129,7 +120,7 @@ void add_select_verb(CLI::App& app) {
     }
     std::cout << "layoutx select: " << m.name << " (" << m.count(model::LayerType::kSliding) << " sliding + "
               << m.count(model::LayerType::kFull) << " full) on " << predictor->device() << ", calibration "
-              << predictor->calibration_id() << " (" << args->predictor.source << "), " << model::to_string(p) << "\n";
+              << predictor->calibration_id() << " (" << args->question.predictor.source << "), " << model::to_string(p) << "\n";
     std::cout << "fidelity: " << args->fidelity.describe(fidelity.get()) << "\n";
     for (size_t i = 0; i < answers.size(); ++i) {
       std::cout << "\nctx " << answers[i].ctx << "\n";

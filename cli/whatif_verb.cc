@@ -6,11 +6,11 @@
 #include "cli/flag_checks.h"
 #include "cli/fidelity_options.h"
 #include "cli/layout_spec.h"
-#include "cli/predictor_options.h"
+#include "cli/question_flags.h"
 #include "cli/table.h"
+#include "cli/json_flag.h"
 #include "cli/verbs.h"
 #include "model/design_space.h"
-#include "model/limits.h"
 #include "model/model_loader.h"
 #include "support/error.h"
 
@@ -19,15 +19,12 @@ namespace layoutx::cli {
 namespace {
 
 struct WhatifArgs {
-  PredictorOptions predictor;
+  // The current choice: the question's defaults unless told otherwise (--base-model, --device/
+  // --calibration/--db, --base-precision, --base-ctx).
+  QuestionFlags current;
   FidelityOptions fidelity;
-  // The current choice: the shipped defaults unless told otherwise.
-  std::string base_model = model::kDefaultModel;
-  std::string base_precision = "w4a16";
-  int base_ctx = 4096;
-  // The question.
-  std::string model, precision;
-  int ctx = 0;
+  // The question: --model, --precision, --ctx, then --set and --set-model.
+  QuestionChange change;
   std::vector<std::string> sets, set_model;
   bool json = false;
 };
@@ -65,34 +62,27 @@ const explorer::Choice* find(const explorer::ContextAnswer& a, model::LayerType 
 void add_whatif_verb(CLI::App& app) {
   auto args = std::make_shared<WhatifArgs>();
   auto* sub = app.add_subcommand("whatif", "answer a question in flags side by side with the current choice");
-  args->predictor.add_to(*sub);
+  args->current.add_to(*sub, {.contexts = false, .head_precision = false, .prefix = "base-"});
   args->fidelity.add_to(*sub);
-  sub->add_option("--base-model", args->base_model, "the current model")->capture_default_str();
-  sub->add_option("--base-precision", args->base_precision, "the current precision")->capture_default_str()->check(precision_name());
-  sub->add_option("--base-ctx", args->base_ctx, "the current context")
-      ->capture_default_str()
-      ->check(integer_in(2, model::limits::kMaxContext));
-  sub->add_option("--model", args->model, "question: another model (a shipped name, .yaml or HF config.json)");
-  sub->add_option("--precision", args->precision, "question: another precision")->check(precision_name());
-  sub->add_option("--ctx", args->ctx, "question: another context")->check(integer_in(2, model::limits::kMaxContext));
+  args->change.add_to(*sub);
   sub->add_option("--set", args->sets, "question: force an axis of a layer type, TYPE.axis=value (repeatable)");
   sub->add_option("--set-model", args->set_model, "question: change a model field, key=value (repeatable)");
-  sub->add_flag("--json", args->json, "print one JSON document");
-  sub->callback([args] {
+  sub->callback([args, sub] {
+    args->json = json_requested(*sub);  // the one --json (cli/json_flag.h)
     // 1. The current choice's scenario (the shipped defaults) and the question's.
-    Scenario cur{model::load_model(args->base_model), model::parse_precision(args->base_precision),
-                 args->base_ctx, {}, {}};
-    Scenario q{args->model.empty() ? cur.model : model::load_model(args->model),
-               args->precision.empty() ? cur.precision : model::parse_precision(args->precision),
-               args->ctx ? args->ctx : cur.ctx, {}, {}};
+    const QuestionChange& change = args->change;
+    Scenario cur{args->current.load_model(), args->current.layers_precision(), args->current.ctx, {}, {}};
+    Scenario q{change.model.empty() ? cur.model : model::load_model(change.model),
+               change.precision.empty() ? cur.precision : model::parse_precision(change.precision),
+               change.ctx ? change.ctx : cur.ctx, {}, {}};
     for (const auto& kv : args->set_model) {
       auto eq = kv.find('=');
       if (eq == std::string::npos) throw Error("--set-model: expected key=value, got '" + kv + "'");
       model::set_model_field(q.model, kv.substr(0, eq), kv.substr(eq + 1));
     }
     // A context the model cannot take is the flag's error, before any work.
-    cur.model.check_context(cur.ctx, "--base-ctx");
-    q.model.check_context(q.ctx, args->ctx ? "--ctx" : "--base-ctx");
+    args->current.check_contexts(cur.model);
+    q.model.check_context(q.ctx, change.ctx ? "--ctx" : "--base-ctx");
     std::vector<explorer::ForcedAxis> forced;
     for (const auto& s : args->sets) {
       TypedSet ts = parse_typed_set(q.model, s);
@@ -106,7 +96,7 @@ void add_whatif_verb(CLI::App& app) {
     cur.policy = policies.current;
     q.policy = policies.question;
     // 2. Answer both with the same cost model (one evaluator: shared graphs are built once).
-    auto predictor = args->predictor.load();
+    auto predictor = args->current.predictor.load();
     auto fidelity = args->fidelity.load();
     explorer::Evaluator ev(*predictor, fidelity.get());
     cur.answer = explorer::answer_context(ev, cur.model, cur.ctx, cur.precision, cur.policy);
@@ -116,7 +106,7 @@ void add_whatif_verb(CLI::App& app) {
     if (args->json) {
       JsonWriter w(std::cout);
       w.begin_object();
-      args->predictor.write_json_identity(w, *predictor);
+      args->current.predictor.write_json_identity(w, *predictor);
       w.key("current");
       scenario_json(w, cur);
       w.key("question");
@@ -136,7 +126,7 @@ void add_whatif_verb(CLI::App& app) {
     std::cout << "current:  " << describe(cur) << "\nquestion: " << describe(q);
     for (const auto& s : args->sets) std::cout << ", " << s;
     for (const auto& s : args->set_model) std::cout << ", " << s;
-    std::cout << "\n(" << predictor->device() << ", calibration " << predictor->calibration_id() << ", " << args->predictor.source << ")\n";
+    std::cout << "\n(" << predictor->device() << ", calibration " << predictor->calibration_id() << ", " << args->current.predictor.source << ")\n";
     for (const Scenario* s : {&cur, &q})
       if (auto note = explorer::fidelity_skip_note(s->model, s->ctx, fidelity.get()); !note.empty())
         std::cout << (s == &cur ? "current: " : "question: ") << note << "\n";
