@@ -154,6 +154,73 @@ std::vector<Written> write_plan(const fs::path& staging, const std::vector<Plann
   return done;
 }
 
+// What next planned, for printing.
+struct Planned {
+  const model::ModelSpec& model;
+  model::Precision precision;
+  const std::vector<PlannedMeasurement>& plan;  // every candidate, most valuable first
+  const std::vector<PlannedMeasurement>& top;   // the first --budget
+  const std::vector<std::string>& told;         // per top measurement: the hypotheses it tells apart
+  const std::vector<Written>& written;          // with --out: each top measurement's bundle
+  bool folder;                                  // --out was given (and written)
+};
+
+void print_json(const NextArgs& args, const Planned& r, const costmodel::Predictor& predictor) {
+  const auto& [m, p, plan, top, told, written, folder] = r;
+  JsonWriter w(std::cout);
+  w.begin_object();
+  w.field("model", m.name);
+  w.field("device", predictor.device());
+  w.field("calibration_id", predictor.calibration_id());
+  w.field("precision", model::to_string(p));
+  w.field("candidate_measurements", static_cast<int64_t>(plan.size()));
+  w.key("measurements").begin_array();
+  for (size_t i = 0; i < top.size(); ++i) {
+    const auto& t = top[i];
+    w.begin_object();
+    w.field("rank", static_cast<int64_t>(i + 1));
+    w.field("kind", to_string(t.kind));
+    w.field("variant_key", t.variant.key());
+    w.field("name", short_name(t.variant));
+    w.field("layer", model::to_string(t.layer.type));
+    w.field("ctx", t.ctx);
+    w.field("predicted_ms", t.predicted_ms);
+    w.field("value_ms_per_step", t.value_ms);
+    w.field("p_choice_changes", t.p_choice_changes);
+    if (t.kind == PlannedMeasurement::Kind::kOpProfile) {
+      w.field("op_class", t.profile_class);
+      w.field("op_class_ms", t.class_ms);
+    }
+    w.field("settles", settles(t) + told[i]);
+    if (i < written.size()) w.field("bundle", (fs::path(args.out) / written[i].dir).string());
+    w.end_object();
+  }
+  w.end_array();
+  if (folder) w.field("out", args.out);
+  w.end_object();
+}
+
+void print_text(const NextArgs& args, const Planned& r, const costmodel::Predictor& predictor) {
+  const auto& [m, p, plan, top, told, written, folder] = r;
+  std::cout << "layoutx next: " << m.name << " on " << predictor.device() << ", calibration "
+            << predictor.calibration_id() << ", " << model::to_string(p) << "; " << plan.size()
+            << " candidate measurements, the " << top.size() << " most valuable:\n"
+            << "value: expected reduction of the decode step after the measurement, ms per step summed over the "
+               "contexts asked (timings and op-level profiles of timed builds: knowledge gradient under the calibration's "
+               "belief; compile-only: P(compiles) x the saving)\n\n";
+  Table t({"#", "kind", "layer", "ctx", "variant", "predicted ms", "value ms/step", "P(change)", "settles"});
+  for (size_t i = 0; i < top.size(); ++i)
+    t.add({std::to_string(i + 1), to_string(top[i].kind), model::to_string(top[i].layer.type),
+           std::to_string(top[i].ctx), short_name(top[i].variant), fmt(top[i].predicted_ms),
+           fmt(top[i].value_ms, 4), fmt(top[i].p_choice_changes, 2), settles(top[i]) + told[i]});
+  t.print(std::cout);
+  if (folder) {
+    std::cout << "\nwrote " << args.out << "/: plan.yaml, submit_all.sh";
+    for (const auto& w : written) std::cout << ", " << w.dir << "/";
+    std::cout << "\n";
+  }
+}
+
 }  // namespace
 
 void add_next_verb(CLI::App& app) {
@@ -199,57 +266,9 @@ void add_next_verb(CLI::App& app) {
       folder->publish();
     }
     // 5. Print.
-    if (args->json) {
-      JsonWriter w(std::cout);
-      w.begin_object();
-      w.field("model", m.name);
-      w.field("device", predictor->device());
-      w.field("calibration_id", predictor->calibration_id());
-      w.field("precision", model::to_string(p));
-      w.field("candidate_measurements", static_cast<int64_t>(plan.size()));
-      w.key("measurements").begin_array();
-      for (size_t i = 0; i < top.size(); ++i) {
-        const auto& t = top[i];
-        w.begin_object();
-        w.field("rank", static_cast<int64_t>(i + 1));
-        w.field("kind", to_string(t.kind));
-        w.field("variant_key", t.variant.key());
-        w.field("name", short_name(t.variant));
-        w.field("layer", model::to_string(t.layer.type));
-        w.field("ctx", t.ctx);
-        w.field("predicted_ms", t.predicted_ms);
-        w.field("value_ms_per_step", t.value_ms);
-        w.field("p_choice_changes", t.p_choice_changes);
-        if (t.kind == PlannedMeasurement::Kind::kOpProfile) {
-          w.field("op_class", t.profile_class);
-          w.field("op_class_ms", t.class_ms);
-        }
-        w.field("settles", settles(t) + told[i]);
-        if (i < written.size()) w.field("bundle", (fs::path(args->out) / written[i].dir).string());
-        w.end_object();
-      }
-      w.end_array();
-      if (folder) w.field("out", args->out);
-      w.end_object();
-      return;
-    }
-    std::cout << "layoutx next: " << m.name << " on " << predictor->device() << ", calibration "
-              << predictor->calibration_id() << ", " << model::to_string(p) << "; " << plan.size()
-              << " candidate measurements, the " << top.size() << " most valuable:\n"
-              << "value: expected reduction of the decode step after the measurement, ms per step summed over the "
-                 "contexts asked (timings and op-level profiles of timed builds: knowledge gradient under the calibration's "
-                 "belief; compile-only: P(compiles) x the saving)\n\n";
-    Table t({"#", "kind", "layer", "ctx", "variant", "predicted ms", "value ms/step", "P(change)", "settles"});
-    for (size_t i = 0; i < top.size(); ++i)
-      t.add({std::to_string(i + 1), to_string(top[i].kind), model::to_string(top[i].layer.type),
-             std::to_string(top[i].ctx), short_name(top[i].variant), fmt(top[i].predicted_ms),
-             fmt(top[i].value_ms, 4), fmt(top[i].p_choice_changes, 2), settles(top[i]) + told[i]});
-    t.print(std::cout);
-    if (folder) {
-      std::cout << "\nwrote " << args->out << "/: plan.yaml, submit_all.sh";
-      for (const auto& w : written) std::cout << ", " << w.dir << "/";
-      std::cout << "\n";
-    }
+    const Planned r{m, p, plan, top, told, written, folder.has_value()};
+    if (args->json) print_json(*args, r, *predictor);
+    else print_text(*args, r, *predictor);
   });
 }
 

@@ -91,6 +91,61 @@ Run run_side(const Side& s, const model::LayerSpec& layer, const nx::LayerWeight
 
 std::string db(double v) { return std::isfinite(v) ? fmt(v, 1) + " dB" : "inf (identical)"; }
 
+// What parity compared, for printing.
+struct Compared {
+  const model::ModelSpec& spec;
+  const model::LayerSpec& layer;
+  nx::Arithmetic arith;
+  const nx::QuantOptions& quant;
+  const std::string& weights_from;  // seeded, or the checkpoint and layer
+  const Side &sa, &sb;
+  const Run &ra, &rb;
+  const nx::Fidelity &ab, &a_ref, &b_ref;  // B against A; each against the float64 reference
+};
+
+void print_json(const ParityArgs& a, const Compared& r) {
+  const auto& [spec, layer, arith, quant, weights_from, sa, sb, ra, rb, ab, a_ref, b_ref] = r;
+  JsonWriter j(std::cout);
+  j.begin_object();
+  j.field("a", sa.label()).field("b", sb.label());
+  j.field("model", spec.name).field("layer", model::to_string(layer.type)).field("ctx", layer.context);
+  j.field("window", layer.window).field("cache_entries", layer.cache_entries);
+  j.field("steps", ab.steps).field("seed", a.seed).field("dtype", nx::to_string(arith));
+  j.field("simulate_precision", !a.exact).field("weights", weights_from);
+  j.field("quantizer", a.quantizer).field("calibration_steps", a.calibration_steps);
+  j.field("snr_db", ab.snr_db).field("max_abs_err", ab.max_abs_err);
+  j.field("delta_snr_db", ab.delta_snr_db).field("min_step_snr_db", ab.min_step_snr_db);
+  j.field("k", ab.k).field("topk_agreement", ab.topk_agreement).field("top1_agreement", ab.top1_agreement);
+  j.field("a_vs_reference_snr_db", a_ref.snr_db).field("a_vs_reference_max_abs_err", a_ref.max_abs_err);
+  j.field("b_vs_reference_snr_db", b_ref.snr_db).field("b_vs_reference_max_abs_err", b_ref.max_abs_err);
+  j.field("step_snr_db", ab.step_snr_db);
+  j.field("a_seconds", ra.seconds).field("b_seconds", rb.seconds);
+  j.end_object();
+  std::cout << "\n";
+}
+
+void print_text(const ParityArgs& a, const Compared& r) {
+  const auto& [spec, layer, arith, quant, weights_from, sa, sb, ra, rb, ab, a_ref, b_ref] = r;
+  std::cout << "model    " << spec.name << ", " << model::to_string(layer.type) << " layer, ctx " << layer.context
+            << ", cache " << layer.cache_entries << " entries\n"
+            << "history  " << ab.steps << " steps, weights " << weights_from << ", " << nx::to_string(arith)
+            << (a.exact ? ", precision not simulated" : ", precision simulated") << "\n"
+            << "quant    " << explorer::quant_description(quant) << "\n"
+            << "A        " << sa.label() << "  (" << fmt(ra.seconds / ab.steps * 1e3, 2) << " ms/step)\n"
+            << "B        " << sb.label() << "  (" << fmt(rb.seconds / ab.steps * 1e3, 2) << " ms/step)\n\n";
+  Table t({"pair", "SNR", "update SNR", "worst step SNR", "max abs err", "top-1 agree", "top-" + std::to_string(a.topk) + " agree"});
+  auto row = [&](const std::string& name, const nx::Fidelity& f) {
+    t.add({name, db(f.snr_db), db(f.delta_snr_db), db(f.min_step_snr_db), fmt(f.max_abs_err, 9),
+           fmt(100 * f.top1_agreement, 1) + "%", fmt(100 * f.topk_agreement, 1) + "%"});
+  };
+  row("B vs A", ab);
+  if (!sa.reference && !sb.reference) {
+    row("A vs reference", a_ref);
+    row("B vs reference", b_ref);
+  }
+  t.print(std::cout);
+}
+
 }  // namespace
 
 void add_parity_verb(CLI::App& app) {
@@ -167,44 +222,9 @@ void add_parity_verb(CLI::App& app) {
                 << " dB (" << sb.label() << " vs " << sa.label() << "); exit 1\n";
     }
     // 7. Print.
-    if (a.json) {
-      JsonWriter j(std::cout);
-      j.begin_object();
-      j.field("a", sa.label()).field("b", sb.label());
-      j.field("model", spec.name).field("layer", model::to_string(layer.type)).field("ctx", layer.context);
-      j.field("window", layer.window).field("cache_entries", layer.cache_entries);
-      j.field("steps", ab.steps).field("seed", a.seed).field("dtype", nx::to_string(arith));
-      j.field("simulate_precision", !a.exact).field("weights", weights_from);
-      j.field("quantizer", a.quantizer).field("calibration_steps", a.calibration_steps);
-      j.field("snr_db", ab.snr_db).field("max_abs_err", ab.max_abs_err);
-      j.field("delta_snr_db", ab.delta_snr_db).field("min_step_snr_db", ab.min_step_snr_db);
-      j.field("k", ab.k).field("topk_agreement", ab.topk_agreement).field("top1_agreement", ab.top1_agreement);
-      j.field("a_vs_reference_snr_db", a_ref.snr_db).field("a_vs_reference_max_abs_err", a_ref.max_abs_err);
-      j.field("b_vs_reference_snr_db", b_ref.snr_db).field("b_vs_reference_max_abs_err", b_ref.max_abs_err);
-      j.field("step_snr_db", ab.step_snr_db);
-      j.field("a_seconds", ra.seconds).field("b_seconds", rb.seconds);
-      j.end_object();
-      std::cout << "\n";
-      return;
-    }
-    std::cout << "model    " << spec.name << ", " << model::to_string(layer.type) << " layer, ctx " << layer.context
-              << ", cache " << layer.cache_entries << " entries\n"
-              << "history  " << ab.steps << " steps, weights " << weights_from << ", " << nx::to_string(arith)
-              << (a.exact ? ", precision not simulated" : ", precision simulated") << "\n"
-              << "quant    " << explorer::quant_description(quant) << "\n"
-              << "A        " << sa.label() << "  (" << fmt(ra.seconds / ab.steps * 1e3, 2) << " ms/step)\n"
-              << "B        " << sb.label() << "  (" << fmt(rb.seconds / ab.steps * 1e3, 2) << " ms/step)\n\n";
-    Table t({"pair", "SNR", "update SNR", "worst step SNR", "max abs err", "top-1 agree", "top-" + std::to_string(a.topk) + " agree"});
-    auto row = [&](const std::string& name, const nx::Fidelity& f) {
-      t.add({name, db(f.snr_db), db(f.delta_snr_db), db(f.min_step_snr_db), fmt(f.max_abs_err, 9),
-             fmt(100 * f.top1_agreement, 1) + "%", fmt(100 * f.topk_agreement, 1) + "%"});
-    };
-    row("B vs A", ab);
-    if (!sa.reference && !sb.reference) {
-      row("A vs reference", a_ref);
-      row("B vs reference", b_ref);
-    }
-    t.print(std::cout);
+    const Compared r{spec, layer, arith, quant, weights_from, sa, sb, ra, rb, ab, a_ref, b_ref};
+    if (a.json) print_json(a, r);
+    else print_text(a, r);
   });
 }
 

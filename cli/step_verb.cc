@@ -50,6 +50,92 @@ std::pair<int, int> parse_range(const std::string& s) {
   }
 }
 
+// One context: the step composed and compared with the baselines, printed.
+void one_context(const StepArgs& args, explorer::Evaluator& ev, const model::ModelSpec& m, model::Precision p,
+                 const explorer::Assignment& a, const costmodel::Predictor& predictor) {
+  const QuestionFlags& q = args.question;
+  explorer::Comparison c = explorer::compare(ev, m, q.ctx, a);
+  const explorer::WholeStep whole = explorer::whole_step(predictor, m, c.step, q.head(p));
+  if (args.json) {
+    JsonWriter w(std::cout);
+    w.begin_object();
+    w.field("model", m.name);
+    w.field("precision", model::to_string(p));
+    args.question.predictor.write_json_identity(w, predictor);
+    w.field("ctx", q.ctx);
+    w.key("layouts").begin_object();
+    for (const auto& [t, v] : a) w.field(model::to_string(t), v.key(model::AxisScope(m)));
+    w.end_object();
+    write_comparison_json(w, c);
+    write_whole_step_json(w, whole);
+    w.end_object();
+    return;
+  }
+  std::cout << m.name << " at " << model::to_string(p) << ", ctx " << q.ctx << " on " << predictor.device() << " (calibration "
+            << predictor.calibration_id() << ", " << args.question.predictor.source << ")\n\n";
+  Table t({"layer", "n", "layout", "ms per layer", "ms total"});
+  for (const auto& [type, v] : a) {
+    if (!c.step.layers.count(type)) continue;
+    int n = c.step.layers.at(type);
+    t.add({model::to_string(type), std::to_string(n), short_name(v), fmt(c.step.per_layer_ms.at(type)),
+           fmt(n * c.step.per_layer_ms.at(type))});
+  }
+  t.print(std::cout);
+  print_comparison_line(std::cout, c);
+  std::cout << "interval: " << explorer::kStepIntervalRule << "\n";
+  print_whole_step_line(std::cout, whole);
+}
+
+// A sweep: the step composed at each context, where the hybrid starts to beat all-full, printed.
+void sweep_contexts(const StepArgs& args, explorer::Evaluator& ev, const model::ModelSpec& m, model::Precision p,
+                    const explorer::Assignment& a, const costmodel::Predictor& predictor) {
+  const QuestionFlags& q = args.question;
+  auto [lo, hi] = parse_range(args.sweep_ctx);
+  explorer::Sweep s = explorer::sweep(ev, m, lo, hi, [&](int) { return a; });
+  if (!args.plot.empty()) plot_sweep(s, m.name + ", " + model::to_string(p) + ", " + predictor.device(), args.plot);
+  if (args.json) {
+    JsonWriter w(std::cout);
+    w.begin_object();
+    w.field("model", m.name);
+    w.field("precision", model::to_string(p));
+    args.question.predictor.write_json_identity(w, predictor);
+    w.key("layouts").begin_object();
+    for (const auto& [t, v] : a) w.field(model::to_string(t), v.key(model::AxisScope(m)));
+    w.end_object();
+    w.key("points").begin_array();
+    for (const auto& pt : s.points) {
+      w.begin_object();
+      w.field("ctx", pt.ctx);
+      w.field("step_ms", pt.hybrid_ms);
+      w.field("all_full_ms", pt.all_full_ms);
+      w.field("speedup_vs_all_full", pt.all_full_ms / pt.hybrid_ms);
+      w.end_object();
+    }
+    w.end_array();
+    if (s.crossover_ctx) w.field("crossover_ctx", *s.crossover_ctx);
+    else w.key("crossover_ctx").null();
+    explorer::Comparison c = explorer::compare(ev, m, q.ctx, a);
+    w.field("ctx", q.ctx);
+    write_comparison_json(w, c);
+    if (!args.plot.empty()) w.field("plot", args.plot);
+    w.end_object();
+    return;
+  }
+  std::cout << m.name << " at " << model::to_string(p) << " on " << predictor.device() << " (calibration " << predictor.calibration_id() << ", "
+            << args.question.predictor.source << ")\n\n";
+  Table t({"ctx", "hybrid ms", "all-full ms", "speedup"});
+  for (const auto& pt : s.points)
+    t.add({std::to_string(pt.ctx), fmt(pt.hybrid_ms), fmt(pt.all_full_ms), fmt(pt.all_full_ms / pt.hybrid_ms, 3)});
+  t.print(std::cout);
+  if (m.count(model::LayerType::kSliding) == 0)
+    std::cout << "crossover: none, " << m.name << " has no sliding layers (the step is all-full attention)\n";
+  else if (s.crossover_ctx)
+    std::cout << "crossover: the hybrid is faster than all-full from ctx " << *s.crossover_ctx << "\n";
+  else
+    std::cout << "crossover: the hybrid does not beat all-full between " << lo << " and " << hi << "\n";
+  if (!args.plot.empty()) std::cout << "wrote " << args.plot << "\n";
+}
+
 }  // namespace
 
 void add_step_verb(CLI::App& app) {
@@ -79,85 +165,9 @@ void add_step_verb(CLI::App& app) {
     for (const auto& [type, v] : a) model::design_space().require_priced(v, std::string("step: ") + model::to_string(type));
     auto predictor = args->question.predictor.load();
     explorer::Evaluator ev(*predictor);
-    if (args->sweep_ctx.empty()) {
-      // 2. One context: compose and compare.
-      explorer::Comparison c = explorer::compare(ev, m, q.ctx, a);
-      const explorer::WholeStep whole = explorer::whole_step(*predictor, m, c.step, q.head(p));
-      if (args->json) {
-        JsonWriter w(std::cout);
-        w.begin_object();
-        w.field("model", m.name);
-      w.field("precision", model::to_string(p));
-        args->question.predictor.write_json_identity(w, *predictor);
-        w.field("ctx", q.ctx);
-        w.key("layouts").begin_object();
-        for (const auto& [t, v] : a) w.field(model::to_string(t), v.key(model::AxisScope(m)));
-        w.end_object();
-        write_comparison_json(w, c);
-        write_whole_step_json(w, whole);
-        w.end_object();
-        return;
-      }
-      std::cout << m.name << " at " << model::to_string(p) << ", ctx " << q.ctx << " on " << predictor->device() << " (calibration "
-                << predictor->calibration_id() << ", " << args->question.predictor.source << ")\n\n";
-      Table t({"layer", "n", "layout", "ms per layer", "ms total"});
-      for (const auto& [type, v] : a) {
-        if (!c.step.layers.count(type)) continue;
-        int n = c.step.layers.at(type);
-        t.add({model::to_string(type), std::to_string(n), short_name(v), fmt(c.step.per_layer_ms.at(type)),
-               fmt(n * c.step.per_layer_ms.at(type))});
-      }
-      t.print(std::cout);
-      print_comparison_line(std::cout, c);
-      std::cout << "interval: " << explorer::kStepIntervalRule << "\n";
-      print_whole_step_line(std::cout, whole);
-      return;
-    }
-    // 2'. A sweep: compose at each context, find where the hybrid starts to beat all-full.
-    auto [lo, hi] = parse_range(args->sweep_ctx);
-    explorer::Sweep s = explorer::sweep(ev, m, lo, hi, [&](int) { return a; });
-    if (!args->plot.empty()) plot_sweep(s, m.name + ", " + model::to_string(p) + ", " + predictor->device(), args->plot);
-    if (args->json) {
-      JsonWriter w(std::cout);
-      w.begin_object();
-      w.field("model", m.name);
-      w.field("precision", model::to_string(p));
-      args->question.predictor.write_json_identity(w, *predictor);
-      w.key("layouts").begin_object();
-      for (const auto& [t, v] : a) w.field(model::to_string(t), v.key(model::AxisScope(m)));
-      w.end_object();
-      w.key("points").begin_array();
-      for (const auto& pt : s.points) {
-        w.begin_object();
-        w.field("ctx", pt.ctx);
-        w.field("step_ms", pt.hybrid_ms);
-        w.field("all_full_ms", pt.all_full_ms);
-        w.field("speedup_vs_all_full", pt.all_full_ms / pt.hybrid_ms);
-        w.end_object();
-      }
-      w.end_array();
-      if (s.crossover_ctx) w.field("crossover_ctx", *s.crossover_ctx);
-      else w.key("crossover_ctx").null();
-      explorer::Comparison c = explorer::compare(ev, m, q.ctx, a);
-      w.field("ctx", q.ctx);
-      write_comparison_json(w, c);
-      if (!args->plot.empty()) w.field("plot", args->plot);
-      w.end_object();
-      return;
-    }
-    std::cout << m.name << " at " << model::to_string(p) << " on " << predictor->device() << " (calibration " << predictor->calibration_id() << ", "
-              << args->question.predictor.source << ")\n\n";
-    Table t({"ctx", "hybrid ms", "all-full ms", "speedup"});
-    for (const auto& pt : s.points)
-      t.add({std::to_string(pt.ctx), fmt(pt.hybrid_ms), fmt(pt.all_full_ms), fmt(pt.all_full_ms / pt.hybrid_ms, 3)});
-    t.print(std::cout);
-    if (m.count(model::LayerType::kSliding) == 0)
-      std::cout << "crossover: none, " << m.name << " has no sliding layers (the step is all-full attention)\n";
-    else if (s.crossover_ctx)
-      std::cout << "crossover: the hybrid is faster than all-full from ctx " << *s.crossover_ctx << "\n";
-    else
-      std::cout << "crossover: the hybrid does not beat all-full between " << lo << " and " << hi << "\n";
-    if (!args->plot.empty()) std::cout << "wrote " << args->plot << "\n";
+    // 2. One context, or a sweep of them; 3. print.
+    if (args->sweep_ctx.empty()) one_context(*args, ev, m, p, a, *predictor);
+    else sweep_contexts(*args, ev, m, p, a, *predictor);
   });
 }
 

@@ -57,6 +57,73 @@ const explorer::Choice* find(const explorer::ContextAnswer& a, model::LayerType 
   return nullptr;
 }
 
+// --json: the current choice, the question and their difference.
+void print_json(const WhatifArgs& args, const Scenario& cur, const Scenario& q, const costmodel::Predictor& predictor) {
+  JsonWriter w(std::cout);
+  w.begin_object();
+  args.current.predictor.write_json_identity(w, predictor);
+  w.key("current");
+  scenario_json(w, cur);
+  w.key("question");
+  scenario_json(w, q);
+  w.key("difference").begin_object();
+  w.field("step_ms", q.answer.comparison.step.ms - cur.answer.comparison.step.ms);
+  w.field("step_ratio", q.answer.comparison.step.ms / cur.answer.comparison.step.ms);
+  w.field("all_full_ms", q.answer.comparison.all_full.ms - cur.answer.comparison.all_full.ms);
+  w.end_object();
+  w.end_object();
+}
+
+// The two answers side by side, with the difference.
+void print_text(const WhatifArgs& args, const Scenario& cur, const Scenario& q, const costmodel::Predictor& predictor,
+                const explorer::FidelityOracle* fidelity) {
+  auto describe = [](const Scenario& s) {
+    return s.model.name + ", " + model::to_string(s.precision) + ", ctx " + std::to_string(s.ctx) +
+           (s.model.sliding_window ? ", window " + std::to_string(*s.model.sliding_window) : "");
+  };
+  std::cout << "current:  " << describe(cur) << "\nquestion: " << describe(q);
+  for (const auto& s : args.sets) std::cout << ", " << s;
+  for (const auto& s : args.set_model) std::cout << ", " << s;
+  std::cout << "\n(" << predictor.device() << ", calibration " << predictor.calibration_id() << ", " << args.current.predictor.source << ")\n";
+  for (const Scenario* s : {&cur, &q})
+    if (auto note = explorer::fidelity_skip_note(s->model, s->ctx, fidelity); !note.empty())
+      std::cout << (s == &cur ? "current: " : "question: ") << note << "\n";
+  std::cout << "\n";
+  Table t({"layer", "current", "ms", "n", "question", "ms", "n", "difference ms/layer"});
+  for (auto type : {model::LayerType::kSliding, model::LayerType::kFull}) {
+    const auto* a = find(cur.answer, type);
+    const auto* b = find(q.answer, type);
+    if (!a && !b) continue;
+    auto n = [&](const Scenario& s) {
+      return s.answer.comparison.step.layers.count(type) ? std::to_string(s.answer.comparison.step.layers.at(type)) : "0";
+    };
+    t.add({model::to_string(type), a ? short_name(a->chosen.eval.variant) : "-",
+           a ? fmt(a->chosen.eval.prediction.latency_ms) : "-", n(cur), b ? short_name(b->chosen.eval.variant) : "-",
+           b ? fmt(b->chosen.eval.prediction.latency_ms) : "-", n(q),
+           a && b ? fmt(b->chosen.eval.prediction.latency_ms - a->chosen.eval.prediction.latency_ms) : "-"});
+  }
+  t.print(std::cout);
+  Table s({"", "current ms", "question ms", "difference"});
+  auto row = [&](const char* name, double x, double y) {
+    s.add({name, fmt(x), fmt(y), (y >= x ? "+" : "") + fmt(y - x) + " (" + fmt(100.0 * (y - x) / x, 1) + "%)"});
+  };
+  row("step", cur.answer.comparison.step.ms, q.answer.comparison.step.ms);
+  row("all-full", cur.answer.comparison.all_full.ms, q.answer.comparison.all_full.ms);
+  row("all-roll", cur.answer.comparison.all_roll.ms, q.answer.comparison.all_roll.ms);
+  row("whole step (ms/token)", cur.answer.whole.ms, q.answer.whole.ms);
+  row("  LM head", cur.answer.whole.lm_head_ms, q.answer.whole.lm_head_ms);
+  row("tokens/s", cur.answer.whole.tokens_per_s, q.answer.whole.tokens_per_s);
+  std::cout << "\n";
+  s.print(std::cout);
+  // A question that lets untested conversions win says which of its choices are untested.
+  for (const auto& c : q.answer.choices)
+    if (c.chose_untested)
+      std::cout << "question's " << model::to_string(c.layer) << " choice " << short_name(c.chosen.eval.variant)
+                << " is untested: compiles " << costmodel::to_string(c.chosen.eval.prediction.legality.compiles)
+                << (c.chosen.eval.prediction.legality.reasons.empty() ? "" : "; " + c.chosen.eval.prediction.legality.reasons[0])
+                << "\n";
+}
+
 }  // namespace
 
 void add_whatif_verb(CLI::App& app) {
@@ -102,68 +169,8 @@ void add_whatif_verb(CLI::App& app) {
     cur.answer = explorer::answer_context(ev, cur.model, cur.ctx, cur.precision, cur.policy);
     q.answer = explorer::answer_context(ev, q.model, q.ctx, q.precision, q.policy);
     // 3. Print side by side with the difference.
-    const double d = q.answer.comparison.step.ms - cur.answer.comparison.step.ms;
-    if (args->json) {
-      JsonWriter w(std::cout);
-      w.begin_object();
-      args->current.predictor.write_json_identity(w, *predictor);
-      w.key("current");
-      scenario_json(w, cur);
-      w.key("question");
-      scenario_json(w, q);
-      w.key("difference").begin_object();
-      w.field("step_ms", d);
-      w.field("step_ratio", q.answer.comparison.step.ms / cur.answer.comparison.step.ms);
-      w.field("all_full_ms", q.answer.comparison.all_full.ms - cur.answer.comparison.all_full.ms);
-      w.end_object();
-      w.end_object();
-      return;
-    }
-    auto describe = [](const Scenario& s) {
-      return s.model.name + ", " + model::to_string(s.precision) + ", ctx " + std::to_string(s.ctx) +
-             (s.model.sliding_window ? ", window " + std::to_string(*s.model.sliding_window) : "");
-    };
-    std::cout << "current:  " << describe(cur) << "\nquestion: " << describe(q);
-    for (const auto& s : args->sets) std::cout << ", " << s;
-    for (const auto& s : args->set_model) std::cout << ", " << s;
-    std::cout << "\n(" << predictor->device() << ", calibration " << predictor->calibration_id() << ", " << args->current.predictor.source << ")\n";
-    for (const Scenario* s : {&cur, &q})
-      if (auto note = explorer::fidelity_skip_note(s->model, s->ctx, fidelity.get()); !note.empty())
-        std::cout << (s == &cur ? "current: " : "question: ") << note << "\n";
-    std::cout << "\n";
-    Table t({"layer", "current", "ms", "n", "question", "ms", "n", "difference ms/layer"});
-    for (auto type : {model::LayerType::kSliding, model::LayerType::kFull}) {
-      const auto* a = find(cur.answer, type);
-      const auto* b = find(q.answer, type);
-      if (!a && !b) continue;
-      auto n = [&](const Scenario& s) {
-        return s.answer.comparison.step.layers.count(type) ? std::to_string(s.answer.comparison.step.layers.at(type)) : "0";
-      };
-      t.add({model::to_string(type), a ? short_name(a->chosen.eval.variant) : "-",
-             a ? fmt(a->chosen.eval.prediction.latency_ms) : "-", n(cur), b ? short_name(b->chosen.eval.variant) : "-",
-             b ? fmt(b->chosen.eval.prediction.latency_ms) : "-", n(q),
-             a && b ? fmt(b->chosen.eval.prediction.latency_ms - a->chosen.eval.prediction.latency_ms) : "-"});
-    }
-    t.print(std::cout);
-    Table s({"", "current ms", "question ms", "difference"});
-    auto row = [&](const char* name, double x, double y) {
-      s.add({name, fmt(x), fmt(y), (y >= x ? "+" : "") + fmt(y - x) + " (" + fmt(100.0 * (y - x) / x, 1) + "%)"});
-    };
-    row("step", cur.answer.comparison.step.ms, q.answer.comparison.step.ms);
-    row("all-full", cur.answer.comparison.all_full.ms, q.answer.comparison.all_full.ms);
-    row("all-roll", cur.answer.comparison.all_roll.ms, q.answer.comparison.all_roll.ms);
-    row("whole step (ms/token)", cur.answer.whole.ms, q.answer.whole.ms);
-    row("  LM head", cur.answer.whole.lm_head_ms, q.answer.whole.lm_head_ms);
-    row("tokens/s", cur.answer.whole.tokens_per_s, q.answer.whole.tokens_per_s);
-    std::cout << "\n";
-    s.print(std::cout);
-    // A question that lets untested conversions win says which of its choices are untested.
-    for (const auto& c : q.answer.choices)
-      if (c.chose_untested)
-        std::cout << "question's " << model::to_string(c.layer) << " choice " << short_name(c.chosen.eval.variant)
-                  << " is untested: compiles " << costmodel::to_string(c.chosen.eval.prediction.legality.compiles)
-                  << (c.chosen.eval.prediction.legality.reasons.empty() ? "" : "; " + c.chosen.eval.prediction.legality.reasons[0])
-                  << "\n";
+    if (args->json) print_json(*args, cur, q, *predictor);
+    else print_text(*args, cur, q, *predictor, fidelity.get());
   });
 }
 
