@@ -10,14 +10,12 @@
 #include <vector>
 
 #include "cli/predictor_options.h"
+#include "cli/question_defaults.h"
 #include "model/model_loader.h"
 #include "model/model_spec.h"
 #include "model/variant.h"
 
 namespace layoutx::cli {
-
-inline constexpr const char* kDefaultPrecision = "w4a16";
-inline constexpr int kDefaultContext = 4096;  // tokens
 
 struct QuestionFlags {
   std::string model = model::kDefaultModel;  // --model

@@ -11,6 +11,7 @@
 #include "cli/flag_checks.h"
 #include "cli/html_report.h"
 #include "cli/output_flags.h"
+#include "cli/question_defaults.h"
 #include "cli/table.h"
 #include "cli/json_flag.h"
 #include "cli/verbs.h"
@@ -32,7 +33,7 @@ struct ReportArgs {
   std::string html;         // --html DIR
   bool force = false;       // --force: replace a non-empty --html folder
   std::string calibration;  // --calibration FILE (the page's predictions)
-  int decision_ctx = 4096;
+  int decision_ctx = kDefaultContext;
   bool json = false;
 };
 

@@ -38,7 +38,7 @@ const CLI::Option* option(CLI::App& app, const std::string& verb, const std::str
 TEST(FlagSets, EveryVerbHasTheOneJsonFlagLast) {
   CLI::App app;
   layoutx::cli::build_app(app);
-  ASSERT_EQ(verbs(app).size(), 13u);
+  ASSERT_GE(verbs(app).size(), 13u);  // every verb of today, and any added later
   for (CLI::App* verb : verbs(app)) {
     const auto names = flag_names(*verb);
     EXPECT_EQ(std::count(names.begin(), names.end(), "--json"), 1) << verb->get_name();
