@@ -8,6 +8,7 @@
 
 #include "cli/app_setup.h"
 #include "cli/error_boundary.h"
+#include "cli/json_flag.h"
 #include "cli/verbs.h"
 #include "support/error.h"
 
@@ -33,6 +34,8 @@ void build_app(CLI::App& app) {
   add_step_verb(app);
   add_whatif_verb(app);
   add_next_verb(app);
+  // Every verb prints one JSON document with --json: the flag is registered here, once, last.
+  for (CLI::App* verb : app.get_subcommands([](const CLI::App*) { return true; })) add_json_flag(*verb);
 }
 
 namespace {

@@ -11,6 +11,7 @@
 #include "cli/hypotheses_output.h"
 #include "cli/table.h"
 #include "cli/output_flags.h"
+#include "cli/json_flag.h"
 #include "cli/verbs.h"
 #include "costmodel/calibration.h"
 #include "costmodel/calibration_report.h"
@@ -168,8 +169,8 @@ void add_calibrate_verb(CLI::App& app) {
   sub->add_flag("--no-save", args->no_save, "print the fit only (not even into --db)");
   sub->add_option("--db", args->db, "also fit on the layer timings stored for the device in this existing database "
                                     "(repeats of one graph combined), and store the calibration there");
-  sub->add_flag("--json", args->json, "print one JSON document");
-  sub->callback([args] {
+  sub->callback([args, sub] {
+    args->json = json_requested(*sub);  // the one --json (cli/json_flag.h)
     // 1. The device spec (priors) and the measurement records of every data file.
     costmodel::DeviceSpec dev = costmodel::load_device_named(args->device);
     std::vector<std::string> files = args->data;

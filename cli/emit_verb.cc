@@ -13,7 +13,9 @@
 #include "model/limits.h"
 #include "model/tensor_budget.h"
 #include "cli/table.h"
+#include "cli/json_flag.h"
 #include "cli/verbs.h"
+#include "cli/weights_flags.h"
 #include "costmodel/device_spec.h"
 #include "emit/bundle.h"
 #include "emit/ort_runner.h"
@@ -43,9 +45,7 @@ struct EmitArgs {
   bool force = false;  // --force: replace a non-empty --out folder
   std::string select;
   uint64_t seed = 1;
-  std::string weights;      // safetensors checkpoint
-  std::string weight_map;   // default configs/models/<model>.weights.yaml
-  int layer_index = -1;     // default: the first layer of the type
+  WeightsFlags weights;     // --weights, --weight-map, --layer-index (default: seeded weights)
   int calibration = 8;
   int validate = 0;         // ORT vs executor steps; 0: no validation
   bool sweep = false;       // validate every meaningful variant of the layer type, no bundles
@@ -68,15 +68,14 @@ struct Emitted {
 
 // Seeded weights, or the layer's tensors from a safetensors checkpoint.
 num::LayerWeights load_weights(const EmitArgs& a, const Job& j, std::string& description) {
-  if (a.weights.empty()) {
+  if (a.weights.weights.empty()) {
     description = "seeded: " + std::to_string(a.seed);
     return num::seeded_weights(j.layer, a.seed);
   }
-  const std::string map_path =
-      a.weight_map.empty() ? config_path("models/" + j.model.name + ".weights.yaml") : a.weight_map;
-  const int index = a.layer_index >= 0 ? a.layer_index : j.model.layers_of(j.layer.type).at(0);
-  description = "safetensors: " + a.weights + ", layer " + std::to_string(index) + " (map " + map_path + ")";
-  return num::load_layer_weights(num::SafetensorsFile(a.weights), num::load_weight_map(map_path), j.layer, index);
+  const WeightsFlags::Source from = a.weights.resolve(j.model, j.layer.type);
+  description = "safetensors: " + from.checkpoint + ", layer " + std::to_string(from.layer_index) + " (map " +
+                from.map_path + ")";
+  return WeightsFlags::load(from, j.layer);
 }
 
 // A layout file edited by hand (or written for another model) may disagree with the model it
@@ -291,10 +290,7 @@ void add_emit_verb(CLI::App& app) {
   sub->add_option("--device", a->device, "the bundle's target: a device name under configs/devices/ or a device .yaml")
       ->capture_default_str();
   add_seed_option(*sub, a->seed, "the generated weights and calibration inputs");
-  sub->add_option("--weights", a->weights, "a safetensors checkpoint to take the layer's weights from");
-  sub->add_option("--weight-map", a->weight_map, "tensor-name map (default configs/models/<model>.weights.yaml)");
-  sub->add_option("--layer-index", a->layer_index, "which layer of the checkpoint (default: the first of the type)")
-      ->check(integer_in(0, model::limits::kMaxLayers - 1));
+  a->weights.add_to(*sub);
   sub->add_option("--calibration-samples", a->calibration, "decode steps saved as calibration inputs")
       ->capture_default_str()
       ->check(integer_in(1, 4096));
@@ -302,8 +298,9 @@ void add_emit_verb(CLI::App& app) {
       ->check(integer_in(0, 100000));
   sub->add_flag("--sweep", a->sweep,
                 "validate every meaningful variant of the layer type (at --precision) in ONNX Runtime; no bundles");
-  sub->add_flag("--json", a->json, "print one JSON document");
-  sub->callback([a] {
+  sub->callback([a, sub] {
+    a->json = json_requested(*sub);  // the one --json (cli/json_flag.h)
+    a->weights.check();  // flags that need another, before any work
     // Before any work: the folder is staged beside --out and renamed into place when complete.
     // --sweep keeps nothing: its staging folder is scratch, never published.
     StagedFolder folder(a->out, a->force || a->sweep, "--out");

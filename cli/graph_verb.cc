@@ -9,6 +9,7 @@
 #include "cli/choice_output.h"
 #include "cli/layer_options.h"
 #include "cli/table.h"
+#include "cli/json_flag.h"
 #include "cli/verbs.h"
 #include "costmodel/device_spec.h"
 #include "costmodel/live_set.h"
@@ -257,11 +258,11 @@ void add_graph_verb(CLI::App& app) {
                   "device whose tiling and VTCM the live set is shown in: a name under configs/devices/ or a "
                   "device .yaml")
       ->capture_default_str();
-  sub->add_flag("--json", args->json, "print one JSON document");
   sub->add_flag("--dot", args->dot, "print Graphviz DOT");
   sub->add_flag("--params", args->params,
                 "print the whole model's parameter count (from its layer graphs) and layer structure instead");
-  sub->callback([args] {
+  sub->callback([args, sub] {
+    args->json = json_requested(*sub);  // the one --json (cli/json_flag.h)
     // 1. Resolve the model, layer type and variant from the flags.
     // (--params: the whole model, whatever the layer flags say.)
     if (args->params) return print_params(model::load_model(args->layer.model), args->json);

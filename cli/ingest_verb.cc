@@ -9,6 +9,7 @@
 #include "cli/flag_checks.h"
 #include "cli/table.h"
 #include "cli/output_flags.h"
+#include "cli/json_flag.h"
 #include "cli/verbs.h"
 #include "costmodel/device_spec.h"
 #include "db/ingest.h"
@@ -49,8 +50,8 @@ void add_ingest_verb(CLI::App& app) {
   sub->add_option("--format", args->format, "auto|yaml|csv|qnn-csv|aihub-json|ort-json")->capture_default_str();
   sub->add_option("--notes", args->context.notes, "free text kept with each run");
   sub->add_option("--db", args->db, "database file (default: $XDG_DATA_HOME/layoutx/layoutx.db)")->check(output_database());
-  sub->add_flag("--json", args->json, "print one JSON document");
-  sub->callback([args] {
+  sub->callback([args, sub] {
+    args->json = json_requested(*sub);  // the one --json (cli/json_flag.h)
     // 1. What the command line says about the files.
     db::IngestContext ctx = args->context;
     // A device spec file stands for its name (any id is allowed: a database may hold devices

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/question_defaults.h"
 #include "model/limits.h"
 #include "model/model_loader.h"
 #include "model/model_spec.h"
@@ -16,7 +17,7 @@ namespace layoutx::cli {
 struct LayerOptions {
   std::string model = model::kDefaultModel;
   std::string layer = "sliding";
-  int ctx = 4096;
+  int ctx = kDefaultContext;
   std::string layout = "roll";
   std::vector<std::string> sets;
   std::string precision;  // empty: the layout's own (fp16 for a preset)

@@ -11,6 +11,7 @@
 #include "cli/flag_checks.h"
 #include "cli/table.h"
 #include "cli/output_flags.h"
+#include "cli/json_flag.h"
 #include "cli/verbs.h"
 #include "db/ingest.h"
 #include "db/schema.h"
@@ -157,7 +158,6 @@ void add_measure_verb(CLI::App& app) {
   sub->add_option("--threads", a->run.threads, "ONNX Runtime intra-op threads")->capture_default_str()->check(integer_in(1, 256));
   add_seed_option(*sub, a->seed, "the weights and inputs");
   sub->add_flag("--no-ingest", a->no_ingest, "leave the database alone (files only)");
-  sub->add_flag("--json", a->json, "print one JSON document");
   sub->add_flag("--loop", a->loop,
                 "the CPU loop: measure a set of variants, calibrate on a subset, predict the held-out rest");
   auto* passes = sub->add_option("--passes", a->passes,
@@ -167,7 +167,8 @@ void add_measure_verb(CLI::App& app) {
                      ->check(integer_in(1, 100));
   sub->add_option("--device", a->device, "device spec of this CPU (a name under configs/devices/ or a .yaml): the database's device")
       ->capture_default_str();
-  sub->callback([a, passes] {
+  sub->callback([a, passes, sub] {
+    a->json = json_requested(*sub);  // the one --json (cli/json_flag.h)
     if (passes->count() > 0 && !a->loop) throw Error("--passes: only with --loop (one variant is timed with --runs)");
     check_directory_target(a->out);  // before any work: a file or a read-only folder is an error
     if (a->loop) {

@@ -10,15 +10,15 @@
 #include "cli/fidelity_options.h"
 #include "cli/flag_checks.h"
 #include "cli/output_flags.h"
-#include "cli/predictor_options.h"
+#include "cli/question_flags.h"
 #include "cli/table.h"
+#include "cli/json_flag.h"
 #include "cli/verbs.h"
 #include "costmodel/measurements.h"
 #include "emit/bundle.h"
 #include "explorer/measurement_plan.h"
 #include "explorer/open_decisions.h"
 #include "model/builder.h"
-#include "model/limits.h"
 #include "model/model_loader.h"
 #include "model/numerics/weights.h"
 #include "support/atomic_file.h"
@@ -33,11 +33,8 @@ namespace fs = std::filesystem;
 using explorer::PlannedMeasurement;
 
 struct NextArgs {
-  std::string model = model::kDefaultModel;
-  PredictorOptions predictor;
+  QuestionFlags question;  // select's question: --model, --device/--calibration/--db, --precision, --ctx...
   FidelityOptions fidelity;
-  std::string precision = "w4a16";
-  std::vector<int> ctxs{4096};
   int budget = 3;
   std::string out;
   bool force = false;  // --force: replace a non-empty --out folder
@@ -157,18 +154,80 @@ std::vector<Written> write_plan(const fs::path& staging, const std::vector<Plann
   return done;
 }
 
+// What next planned, for printing.
+struct Planned {
+  const model::ModelSpec& model;
+  model::Precision precision;
+  const std::vector<PlannedMeasurement>& plan;  // every candidate, most valuable first
+  const std::vector<PlannedMeasurement>& top;   // the first --budget
+  const std::vector<std::string>& told;         // per top measurement: the hypotheses it tells apart
+  const std::vector<Written>& written;          // with --out: each top measurement's bundle
+  bool folder;                                  // --out was given (and written)
+};
+
+void print_json(const NextArgs& args, const Planned& r, const costmodel::Predictor& predictor) {
+  const auto& [m, p, plan, top, told, written, folder] = r;
+  JsonWriter w(std::cout);
+  w.begin_object();
+  w.field("model", m.name);
+  w.field("device", predictor.device());
+  w.field("calibration_id", predictor.calibration_id());
+  w.field("precision", model::to_string(p));
+  w.field("candidate_measurements", static_cast<int64_t>(plan.size()));
+  w.key("measurements").begin_array();
+  for (size_t i = 0; i < top.size(); ++i) {
+    const auto& t = top[i];
+    w.begin_object();
+    w.field("rank", static_cast<int64_t>(i + 1));
+    w.field("kind", to_string(t.kind));
+    w.field("variant_key", t.variant.key());
+    w.field("name", short_name(t.variant));
+    w.field("layer", model::to_string(t.layer.type));
+    w.field("ctx", t.ctx);
+    w.field("predicted_ms", t.predicted_ms);
+    w.field("value_ms_per_step", t.value_ms);
+    w.field("p_choice_changes", t.p_choice_changes);
+    if (t.kind == PlannedMeasurement::Kind::kOpProfile) {
+      w.field("op_class", t.profile_class);
+      w.field("op_class_ms", t.class_ms);
+    }
+    w.field("settles", settles(t) + told[i]);
+    if (i < written.size()) w.field("bundle", (fs::path(args.out) / written[i].dir).string());
+    w.end_object();
+  }
+  w.end_array();
+  if (folder) w.field("out", args.out);
+  w.end_object();
+}
+
+void print_text(const NextArgs& args, const Planned& r, const costmodel::Predictor& predictor) {
+  const auto& [m, p, plan, top, told, written, folder] = r;
+  std::cout << "layoutx next: " << m.name << " on " << predictor.device() << ", calibration "
+            << predictor.calibration_id() << ", " << model::to_string(p) << "; " << plan.size()
+            << " candidate measurements, the " << top.size() << " most valuable:\n"
+            << "value: expected reduction of the decode step after the measurement, ms per step summed over the "
+               "contexts asked (timings and op-level profiles of timed builds: knowledge gradient under the calibration's "
+               "belief; compile-only: P(compiles) x the saving)\n\n";
+  Table t({"#", "kind", "layer", "ctx", "variant", "predicted ms", "value ms/step", "P(change)", "settles"});
+  for (size_t i = 0; i < top.size(); ++i)
+    t.add({std::to_string(i + 1), to_string(top[i].kind), model::to_string(top[i].layer.type),
+           std::to_string(top[i].ctx), short_name(top[i].variant), fmt(top[i].predicted_ms),
+           fmt(top[i].value_ms, 4), fmt(top[i].p_choice_changes, 2), settles(top[i]) + told[i]});
+  t.print(std::cout);
+  if (folder) {
+    std::cout << "\nwrote " << args.out << "/: plan.yaml, submit_all.sh";
+    for (const auto& w : written) std::cout << ", " << w.dir << "/";
+    std::cout << "\n";
+  }
+}
+
 }  // namespace
 
 void add_next_verb(CLI::App& app) {
   auto args = std::make_shared<NextArgs>();
   auto* sub = app.add_subcommand("next", "rank the measurements that would most improve the open layout decisions");
-  sub->add_option("--model", args->model, "model: a shipped name, a .yaml spec or a HF config.json")->capture_default_str();
-  args->predictor.add_to(*sub);
+  args->question.add_to(*sub, {.contexts = true, .head_precision = false, .prefix = ""});
   args->fidelity.add_to(*sub);
-  sub->add_option("--precision", args->precision, "fp16, w8a16 or w4a16")->capture_default_str()->check(precision_name());
-  sub->add_option("--ctx", args->ctxs, "context length(s) in tokens (repeatable)")
-      ->capture_default_str()
-      ->check(integer_in(2, model::limits::kMaxContext));
   sub->add_option("--budget", args->budget, "how many measurements to plan (and bundle with --out)")
       ->capture_default_str()
       ->check(integer_in(1, 1000));
@@ -176,22 +235,23 @@ void add_next_verb(CLI::App& app) {
       ->check(output_folder());
   add_force_flag(*sub, args->force, "--out");
   add_seed_option(*sub, args->seed, "the bundles' weights and calibration inputs");
-  sub->add_flag("--json", args->json, "print one JSON document");
-  sub->callback([args] {
+  sub->callback([args, sub] {
+    args->json = json_requested(*sub);  // the one --json (cli/json_flag.h)
     // 1. The question, and the output folder checked before any work.
-    model::ModelSpec m = model::load_model(args->model);
-    model::Precision p = model::parse_precision(args->precision);
+    const QuestionFlags& q = args->question;
+    model::ModelSpec m = q.load_model();
+    model::Precision p = q.layers_precision();
     std::optional<StagedFolder> folder;
     if (!args->out.empty()) folder.emplace(args->out, args->force, "--out");
-    auto predictor = args->predictor.load();
+    auto predictor = args->question.predictor.load();
     auto fidelity = args->fidelity.load();
     explorer::Evaluator ev(*predictor, fidelity.get());
     // 2. The open decisions: select's choices per context and layer type.
-    std::vector<explorer::Decision> decisions = explorer::open_decisions(ev, m, args->ctxs, p, args->fidelity.policy());
+    std::vector<explorer::Decision> decisions = explorer::open_decisions(ev, m, q.ctxs, p, args->fidelity.policy());
     // 3. Rank every candidate measurement by its value (not proposing what the device's measurements timed).
     explorer::PlanOptions options;
     // Timed already: the device's measurement file, and the database's timings of it (--db).
-    options.already_timed = explorer::timed_graph_keys(args->predictor.device_timings(), m);
+    options.already_timed = explorer::timed_graph_keys(args->question.predictor.device_timings(), m);
     auto plan = explorer::plan_measurements(*predictor, decisions, options);
     if (static_cast<size_t>(args->budget) > plan.size())
       throw Error("--budget: " + std::to_string(args->budget) + " is more than the " + std::to_string(plan.size()) +
@@ -202,61 +262,13 @@ void add_next_verb(CLI::App& app) {
     // 4. The bundles, built in a staging folder and published whole.
     std::vector<Written> written;
     if (folder) {
-      written = write_plan(folder->path(), top, told, m, *predictor, emit::device_bundle_options(args->predictor.spec), args->seed);
+      written = write_plan(folder->path(), top, told, m, *predictor, emit::device_bundle_options(args->question.predictor.spec), args->seed);
       folder->publish();
     }
     // 5. Print.
-    if (args->json) {
-      JsonWriter w(std::cout);
-      w.begin_object();
-      w.field("model", m.name);
-      w.field("device", predictor->device());
-      w.field("calibration_id", predictor->calibration_id());
-      w.field("precision", model::to_string(p));
-      w.field("candidate_measurements", static_cast<int64_t>(plan.size()));
-      w.key("measurements").begin_array();
-      for (size_t i = 0; i < top.size(); ++i) {
-        const auto& t = top[i];
-        w.begin_object();
-        w.field("rank", static_cast<int64_t>(i + 1));
-        w.field("kind", to_string(t.kind));
-        w.field("variant_key", t.variant.key());
-        w.field("name", short_name(t.variant));
-        w.field("layer", model::to_string(t.layer.type));
-        w.field("ctx", t.ctx);
-        w.field("predicted_ms", t.predicted_ms);
-        w.field("value_ms_per_step", t.value_ms);
-        w.field("p_choice_changes", t.p_choice_changes);
-        if (t.kind == PlannedMeasurement::Kind::kOpProfile) {
-          w.field("op_class", t.profile_class);
-          w.field("op_class_ms", t.class_ms);
-        }
-        w.field("settles", settles(t) + told[i]);
-        if (i < written.size()) w.field("bundle", (fs::path(args->out) / written[i].dir).string());
-        w.end_object();
-      }
-      w.end_array();
-      if (folder) w.field("out", args->out);
-      w.end_object();
-      return;
-    }
-    std::cout << "layoutx next: " << m.name << " on " << predictor->device() << ", calibration "
-              << predictor->calibration_id() << ", " << model::to_string(p) << "; " << plan.size()
-              << " candidate measurements, the " << top.size() << " most valuable:\n"
-              << "value: expected reduction of the decode step after the measurement, ms per step summed over the "
-                 "contexts asked (timings and op-level profiles of timed builds: knowledge gradient under the calibration's "
-                 "belief; compile-only: P(compiles) x the saving)\n\n";
-    Table t({"#", "kind", "layer", "ctx", "variant", "predicted ms", "value ms/step", "P(change)", "settles"});
-    for (size_t i = 0; i < top.size(); ++i)
-      t.add({std::to_string(i + 1), to_string(top[i].kind), model::to_string(top[i].layer.type),
-             std::to_string(top[i].ctx), short_name(top[i].variant), fmt(top[i].predicted_ms),
-             fmt(top[i].value_ms, 4), fmt(top[i].p_choice_changes, 2), settles(top[i]) + told[i]});
-    t.print(std::cout);
-    if (folder) {
-      std::cout << "\nwrote " << args->out << "/: plan.yaml, submit_all.sh";
-      for (const auto& w : written) std::cout << ", " << w.dir << "/";
-      std::cout << "\n";
-    }
+    const Planned r{m, p, plan, top, told, written, folder.has_value()};
+    if (args->json) print_json(*args, r, *predictor);
+    else print_text(*args, r, *predictor);
   });
 }
 

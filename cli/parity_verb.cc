@@ -11,14 +11,14 @@
 #include "model/design_space.h"
 #include "model/limits.h"
 #include "model/tensor_budget.h"
+#include "cli/json_flag.h"
 #include "cli/verbs.h"
+#include "cli/weights_flags.h"
 #include "model/model_loader.h"
 #include "model/numerics/fidelity.h"
 #include "model/numerics/reference.h"
-#include "model/numerics/safetensors.h"
 #include "support/error.h"
 #include "support/json_writer.h"
-#include "support/paths.h"
 
 namespace layoutx::cli {
 
@@ -38,8 +38,7 @@ struct ParityArgs {
   uint64_t seed = 1;
   std::string dtype = "float32";
   bool exact = false;
-  std::string weights, weight_map;
-  int layer_index = -1;
+  WeightsFlags weights;  // --weights, --weight-map, --layer-index (default: seeded weights)
   int topk = 5;
   std::string quantizer = model::numerics::to_string(model::numerics::kDefaultW4Quantizer);
   int calibration_steps = model::numerics::QuantOptions{}.calibration_steps;
@@ -92,6 +91,61 @@ Run run_side(const Side& s, const model::LayerSpec& layer, const nx::LayerWeight
 
 std::string db(double v) { return std::isfinite(v) ? fmt(v, 1) + " dB" : "inf (identical)"; }
 
+// What parity compared, for printing.
+struct Compared {
+  const model::ModelSpec& spec;
+  const model::LayerSpec& layer;
+  nx::Arithmetic arith;
+  const nx::QuantOptions& quant;
+  const std::string& weights_from;  // seeded, or the checkpoint and layer
+  const Side &sa, &sb;
+  const Run &ra, &rb;
+  const nx::Fidelity &ab, &a_ref, &b_ref;  // B against A; each against the float64 reference
+};
+
+void print_json(const ParityArgs& a, const Compared& r) {
+  const auto& [spec, layer, arith, quant, weights_from, sa, sb, ra, rb, ab, a_ref, b_ref] = r;
+  JsonWriter j(std::cout);
+  j.begin_object();
+  j.field("a", sa.label()).field("b", sb.label());
+  j.field("model", spec.name).field("layer", model::to_string(layer.type)).field("ctx", layer.context);
+  j.field("window", layer.window).field("cache_entries", layer.cache_entries);
+  j.field("steps", ab.steps).field("seed", a.seed).field("dtype", nx::to_string(arith));
+  j.field("simulate_precision", !a.exact).field("weights", weights_from);
+  j.field("quantizer", a.quantizer).field("calibration_steps", a.calibration_steps);
+  j.field("snr_db", ab.snr_db).field("max_abs_err", ab.max_abs_err);
+  j.field("delta_snr_db", ab.delta_snr_db).field("min_step_snr_db", ab.min_step_snr_db);
+  j.field("k", ab.k).field("topk_agreement", ab.topk_agreement).field("top1_agreement", ab.top1_agreement);
+  j.field("a_vs_reference_snr_db", a_ref.snr_db).field("a_vs_reference_max_abs_err", a_ref.max_abs_err);
+  j.field("b_vs_reference_snr_db", b_ref.snr_db).field("b_vs_reference_max_abs_err", b_ref.max_abs_err);
+  j.field("step_snr_db", ab.step_snr_db);
+  j.field("a_seconds", ra.seconds).field("b_seconds", rb.seconds);
+  j.end_object();
+  std::cout << "\n";
+}
+
+void print_text(const ParityArgs& a, const Compared& r) {
+  const auto& [spec, layer, arith, quant, weights_from, sa, sb, ra, rb, ab, a_ref, b_ref] = r;
+  std::cout << "model    " << spec.name << ", " << model::to_string(layer.type) << " layer, ctx " << layer.context
+            << ", cache " << layer.cache_entries << " entries\n"
+            << "history  " << ab.steps << " steps, weights " << weights_from << ", " << nx::to_string(arith)
+            << (a.exact ? ", precision not simulated" : ", precision simulated") << "\n"
+            << "quant    " << explorer::quant_description(quant) << "\n"
+            << "A        " << sa.label() << "  (" << fmt(ra.seconds / ab.steps * 1e3, 2) << " ms/step)\n"
+            << "B        " << sb.label() << "  (" << fmt(rb.seconds / ab.steps * 1e3, 2) << " ms/step)\n\n";
+  Table t({"pair", "SNR", "update SNR", "worst step SNR", "max abs err", "top-1 agree", "top-" + std::to_string(a.topk) + " agree"});
+  auto row = [&](const std::string& name, const nx::Fidelity& f) {
+    t.add({name, db(f.snr_db), db(f.delta_snr_db), db(f.min_step_snr_db), fmt(f.max_abs_err, 9),
+           fmt(100 * f.top1_agreement, 1) + "%", fmt(100 * f.topk_agreement, 1) + "%"});
+  };
+  row("B vs A", ab);
+  if (!sa.reference && !sb.reference) {
+    row("A vs reference", a_ref);
+    row("B vs reference", b_ref);
+  }
+  t.print(std::cout);
+}
+
 }  // namespace
 
 void add_parity_verb(CLI::App& app) {
@@ -114,19 +168,17 @@ void add_parity_verb(CLI::App& app) {
   add_seed_option(*sub, args->seed, "the weights and the token inputs");
   sub->add_option("--dtype", args->dtype, "arithmetic of the executor: float32 or float64")->capture_default_str();
   sub->add_flag("--exact", args->exact, "do not simulate the precision (f16 rounding, quantization): graph function only");
-  sub->add_option("--weights", args->weights, "a checkpoint .safetensors to take the layer's weights from");
-  sub->add_option("--layer-index", args->layer_index, "which layer of the checkpoint (with --weights)")
-      ->check(integer_in(0, model::limits::kMaxLayers - 1));
-  sub->add_option("--weight-map", args->weight_map, "tensor names by role (default configs/models/<model>.weights.yaml)");
+  args->weights.add_to(*sub);
   sub->add_option("--topk", args->topk, "k of the top-k agreement")
       ->capture_default_str()
       ->check(integer_in(1, model::limits::kMaxHidden));
   add_quantizer_options(*sub, args->quantizer, args->calibration_steps);
   sub->add_option("--min-snr", args->min_snr, "exit 1 if the A-B SNR (dB) is below this")
       ->check(number_in(0.0, 1000.0));
-  sub->add_flag("--json", args->json, "print one JSON document");
-  sub->callback([args] {
+  sub->callback([args, sub] {
+    args->json = json_requested(*sub);  // the one --json (cli/json_flag.h)
     const ParityArgs& a = *args;
+    a.weights.check();  // flags that need another, before any work
     // 1. The model (with overrides) and the layer type at the context.
     model::ModelSpec spec = model::load_model(a.model);
     for (const auto& kv : a.set_model) {
@@ -146,16 +198,11 @@ void add_parity_verb(CLI::App& app) {
     // 3. Weights: seeded, or one layer of a checkpoint mapped by the model's weight map.
     nx::LayerWeights w;
     std::string weights_from = "seeded (seed " + std::to_string(a.seed) + ")";
-    if (!a.weights.empty()) {
-      if (a.layer_index < 0) throw Error("--weights needs --layer-index");
-      if (a.layer_index >= spec.num_layers() || spec.layer_types[a.layer_index] != type)
-        throw Error("--layer-index " + std::to_string(a.layer_index) + ": not a " + a.layer + " layer of " + spec.name);
-      const std::string map_path =
-          a.weight_map.empty() ? config_path("models/" + spec.name + ".weights.yaml") : a.weight_map;
-      w = nx::load_layer_weights(nx::SafetensorsFile(a.weights), nx::load_weight_map(map_path), layer, a.layer_index);
-      weights_from = a.weights + " layer " + std::to_string(a.layer_index);
+    if (!a.weights.weights.empty()) {
+      const WeightsFlags::Source from = a.weights.resolve(spec, type);
+      w = WeightsFlags::load(from, layer);
+      weights_from = from.checkpoint + " layer " + std::to_string(from.layer_index);
     } else {
-      if (a.layer_index >= 0) throw Error("--layer-index needs --weights");
       w = nx::seeded_weights(layer, a.seed);
     }
     // 4. The token history.
@@ -175,44 +222,9 @@ void add_parity_verb(CLI::App& app) {
                 << " dB (" << sb.label() << " vs " << sa.label() << "); exit 1\n";
     }
     // 7. Print.
-    if (a.json) {
-      JsonWriter j(std::cout);
-      j.begin_object();
-      j.field("a", sa.label()).field("b", sb.label());
-      j.field("model", spec.name).field("layer", model::to_string(layer.type)).field("ctx", layer.context);
-      j.field("window", layer.window).field("cache_entries", layer.cache_entries);
-      j.field("steps", ab.steps).field("seed", a.seed).field("dtype", nx::to_string(arith));
-      j.field("simulate_precision", !a.exact).field("weights", weights_from);
-      j.field("quantizer", a.quantizer).field("calibration_steps", a.calibration_steps);
-      j.field("snr_db", ab.snr_db).field("max_abs_err", ab.max_abs_err);
-      j.field("delta_snr_db", ab.delta_snr_db).field("min_step_snr_db", ab.min_step_snr_db);
-      j.field("k", ab.k).field("topk_agreement", ab.topk_agreement).field("top1_agreement", ab.top1_agreement);
-      j.field("a_vs_reference_snr_db", a_ref.snr_db).field("a_vs_reference_max_abs_err", a_ref.max_abs_err);
-      j.field("b_vs_reference_snr_db", b_ref.snr_db).field("b_vs_reference_max_abs_err", b_ref.max_abs_err);
-      j.field("step_snr_db", ab.step_snr_db);
-      j.field("a_seconds", ra.seconds).field("b_seconds", rb.seconds);
-      j.end_object();
-      std::cout << "\n";
-      return;
-    }
-    std::cout << "model    " << spec.name << ", " << model::to_string(layer.type) << " layer, ctx " << layer.context
-              << ", cache " << layer.cache_entries << " entries\n"
-              << "history  " << ab.steps << " steps, weights " << weights_from << ", " << nx::to_string(arith)
-              << (a.exact ? ", precision not simulated" : ", precision simulated") << "\n"
-              << "quant    " << explorer::quant_description(quant) << "\n"
-              << "A        " << sa.label() << "  (" << fmt(ra.seconds / ab.steps * 1e3, 2) << " ms/step)\n"
-              << "B        " << sb.label() << "  (" << fmt(rb.seconds / ab.steps * 1e3, 2) << " ms/step)\n\n";
-    Table t({"pair", "SNR", "update SNR", "worst step SNR", "max abs err", "top-1 agree", "top-" + std::to_string(a.topk) + " agree"});
-    auto row = [&](const std::string& name, const nx::Fidelity& f) {
-      t.add({name, db(f.snr_db), db(f.delta_snr_db), db(f.min_step_snr_db), fmt(f.max_abs_err, 9),
-             fmt(100 * f.top1_agreement, 1) + "%", fmt(100 * f.topk_agreement, 1) + "%"});
-    };
-    row("B vs A", ab);
-    if (!sa.reference && !sb.reference) {
-      row("A vs reference", a_ref);
-      row("B vs reference", b_ref);
-    }
-    t.print(std::cout);
+    const Compared r{spec, layer, arith, quant, weights_from, sa, sb, ra, rb, ab, a_ref, b_ref};
+    if (a.json) print_json(a, r);
+    else print_text(a, r);
   });
 }
 

@@ -7,6 +7,7 @@
 #include "cli/layer_options.h"
 #include "cli/predictor_options.h"
 #include "cli/table.h"
+#include "cli/json_flag.h"
 #include "cli/verbs.h"
 #include "costmodel/mixture.h"
 #include "explorer/open_decisions.h"
@@ -144,8 +145,8 @@ void add_predict_verb(CLI::App& app) {
   args->predictor.add_to(*sub);
   sub->add_flag("--per-op", args->per_op, "list the cost of every lowered HTP op");
   sub->add_flag("--hypotheses", args->hypotheses, "also each hypothesis of the device: its figure and weight");
-  sub->add_flag("--json", args->json, "print one JSON document");
-  sub->callback([args] {
+  sub->callback([args, sub] {
+    args->json = json_requested(*sub);  // the one --json (cli/json_flag.h)
     // 1. Resolve the model, layer type and variant from the flags.
     auto r = args->layer.resolve();
     model::design_space().require_priced(r.variant, "predict");

@@ -7,10 +7,12 @@
 #include <sstream>
 
 #include "cli/plot.h"
+#include "cli/db_flags.h"
 #include "cli/device_predictions.h"
 #include "cli/flag_checks.h"
 #include "cli/table.h"
 #include "cli/output_flags.h"
+#include "cli/json_flag.h"
 #include "cli/verbs.h"
 #include "db/known_names.h"
 #include "db/regress.h"
@@ -26,9 +28,7 @@ namespace layoutx::cli {
 namespace {
 
 struct RegressArgs {
-  std::string db;
-  std::string device;
-  std::string model;
+  DbQueryFlags query;  // --db, --device, --model
   std::string calibration;  // --calibration FILE: predict with it instead of the database's latest
   double tolerance = 0.03;
   bool record_predictions = false;
@@ -166,33 +166,30 @@ void add_regress_verb(CLI::App& app) {
   auto args = std::make_shared<RegressArgs>();
   auto* sub = app.add_subcommand("regress", "latest measurements vs predictions and vs the previous measurement; "
                                             "exit 0 clean, 1 regression, 2 error");
-  sub->add_option("--db", args->db, "existing database file, opened read-only (default: $XDG_DATA_HOME/layoutx/layoutx.db)");
-  sub->add_option("--device", args->device, "only this device (default: every device)");
-  sub->add_option("--model", args->model, "only this model (default: every model)");
+  args->query.add_to(*sub);
   sub->add_option("--calibration", args->calibration,
                   "predict with this calibration file (default: the database's latest for the device, else the shipped one)");
   sub->add_option("--tolerance", args->tolerance, "relative slowdown against the previous measurement")
       ->capture_default_str()->check(number_in(0.0, 10.0));
   sub->add_flag("--record-predictions", args->record_predictions,
                 "store the predictions made in the database (report's calibration error over time)");
-  sub->add_flag("--json", args->json, "print one JSON document");
   sub->add_option("--plot", args->plot, "write predicted vs measured and the histories to this PNG (gnuplot)")
       ->check(output_file());
-  sub->callback([args] {
-    // 1. Open the existing database: read-only unless asked to record the predictions.
-    auto conn = args->record_predictions ? db::open_existing_database(args->db) : db::open_database_readonly(args->db);
-    // 2. A mistyped device or model is an error, not "0 keys, 0 regressed".
-    db::require_known(*conn, args->device, args->model);
+  sub->callback([args, sub] {
+    args->json = json_requested(*sub);  // the one --json (cli/json_flag.h)
+    // 1. Open the existing database (read-only unless asked to record the predictions); 2. a
+    // mistyped device or model is an error, not "0 keys, 0 regressed".
+    auto conn = args->query.open(/*for_writing=*/args->record_predictions);
     // 3. Compare every key's latest measurement with its previous one and with its prediction.
     db::RegressOptions opt;
-    opt.device = args->device;
-    opt.model = args->model;
+    opt.device = args->query.device;
+    opt.model = args->query.model;
     opt.tolerance = args->tolerance;
     opt.record_predictions = args->record_predictions;
     DevicePredictions predictions(*conn, args->calibration);
     opt.predicts = [&predictions](const db::MeasurementKey& k) { return predictions.predicts(k); };
     for (const auto& d : db::measured_devices(*conn))
-      if (args->device.empty() || d == args->device) predictions.load(d);
+      if (args->query.device.empty() || d == args->query.device) predictions.load(d);
     db::RegressResult r = db::regress(*conn, opt, std::ref(predictions));
     // 4. Print; plot if asked.
     if (args->json) print_json(r, *args, predictions);

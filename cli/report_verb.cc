@@ -6,14 +6,16 @@
 #include <optional>
 
 #include "cli/choice_output.h"
+#include "cli/db_flags.h"
 #include "cli/device_predictions.h"
 #include "cli/flag_checks.h"
 #include "cli/html_report.h"
 #include "cli/output_flags.h"
+#include "cli/question_defaults.h"
 #include "cli/table.h"
+#include "cli/json_flag.h"
 #include "cli/verbs.h"
 #include "db/ingest.h"
-#include "db/known_names.h"
 #include "db/report.h"
 #include "db/schema.h"
 #include "explorer/evaluator.h"
@@ -27,12 +29,11 @@ namespace layoutx::cli {
 namespace {
 
 struct ReportArgs {
-  std::string db;
+  DbQueryFlags query;       // --db, --device, --model (filters: "" = every one)
   std::string html;         // --html DIR
   bool force = false;       // --force: replace a non-empty --html folder
   std::string calibration;  // --calibration FILE (the page's predictions)
-  int decision_ctx = 4096;
-  std::string device, model;  // filters ("" = every one)
+  int decision_ctx = kDefaultContext;
   bool json = false;
 };
 
@@ -128,8 +129,8 @@ HtmlReportInput html_input(db::Connection& conn, const ReportArgs& a, std::vecto
   in.reports = std::move(reps);
   DevicePredictions predictions(conn, a.calibration);
   db::RegressOptions opt;
-  opt.device = a.device;
-  opt.model = a.model;
+  opt.device = a.query.device;
+  opt.model = a.query.model;
   in.tolerance = opt.tolerance;
   opt.predicts = [&predictions](const db::MeasurementKey& k) { return predictions.predicts(k); };
   in.regress = db::regress(conn, opt, std::ref(predictions));
@@ -170,9 +171,7 @@ void add_report_verb(CLI::App& app) {
   auto args = std::make_shared<ReportArgs>();
   auto* sub = app.add_subcommand("report", "what the measurement database holds: counts, design-space coverage, "
                                            "calibration error over time");
-  sub->add_option("--db", args->db, "existing database file, opened read-only (default: $XDG_DATA_HOME/layoutx/layoutx.db)");
-  sub->add_option("--device", args->device, "only this device (default: every device)");
-  sub->add_option("--model", args->model, "only this model (default: every model)");
+  args->query.add_to(*sub);
   sub->add_option("--html", args->html, "also write a static page with SVG plots to DIR/index.html (a new or empty folder)")
       ->check(output_folder());
   add_force_flag(*sub, args->force, "--html");
@@ -180,16 +179,15 @@ void add_report_verb(CLI::App& app) {
                   "the page's predictions from this calibration file (default: the database's latest, else the shipped one)");
   sub->add_option("--decision-ctx", args->decision_ctx, "context (tokens) of the page's latest decisions")
       ->capture_default_str()->check(integer_in(1, 1 << 20));
-  sub->add_flag("--json", args->json, "print one JSON document");
-  sub->callback([args] {
+  sub->callback([args, sub] {
+    args->json = json_requested(*sub);  // the one --json (cli/json_flag.h)
     // 0. The page's folder, staged beside the target before any work (published whole in 3).
     std::optional<StagedFolder> folder;
     if (!args->html.empty()) folder.emplace(args->html, args->force, "--html");
     // 1. Open the existing database read-only; a mistyped device or model is an error.
-    auto conn = db::open_database_readonly(args->db);
-    db::require_known(*conn, args->device, args->model);
+    auto conn = args->query.open();
     // 2. Counts, coverage and calibration error per device and model.
-    auto reps = db::report(*conn, args->device, args->model);
+    auto reps = db::report(*conn, args->query.device, args->query.model);
     // 3. The page, if asked (written before printing, so a bad DIR fails the verb with nothing printed).
     std::string page;
     if (folder) {

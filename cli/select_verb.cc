@@ -6,9 +6,9 @@
 #include "cli/fidelity_options.h"
 #include "cli/flag_checks.h"
 #include "cli/output_flags.h"
-#include "model/limits.h"
-#include "cli/predictor_options.h"
+#include "cli/question_flags.h"
 #include "cli/table.h"
+#include "cli/json_flag.h"
 #include "cli/verbs.h"
 #include "explorer/layout_file.h"
 #include "model/model_loader.h"
@@ -20,12 +20,8 @@ namespace layoutx::cli {
 namespace {
 
 struct SelectArgs {
-  std::string model = model::kDefaultModel;
-  PredictorOptions predictor;
+  QuestionFlags question;  // --model, --device/--calibration/--db, --precision, --head-precision, --ctx...
   FidelityOptions fidelity;
-  std::string precision = "w4a16";
-  std::string head_precision;  // the LM head's; "" = precision
-  std::vector<int> ctxs{4096};
   std::string out;
   bool candidates = false;
   bool json = false;
@@ -51,42 +47,96 @@ void print_candidates(const explorer::Choice& c) {
   t.print(std::cout);
 }
 
+// What select answered, for printing.
+struct Answered {
+  const model::ModelSpec& model;
+  model::Precision precision;
+  const costmodel::Predictor& predictor;
+  const explorer::FidelityOracle* fidelity;  // nullptr: --no-fidelity
+  std::vector<explorer::ContextAnswer> answers;  // one per --ctx
+  std::vector<std::string> written;  // with --out: the layout file of each answer
+};
+
+void print_json(const SelectArgs& a, const Answered& r) {
+  JsonWriter w(std::cout);
+  auto one = [&](const explorer::ContextAnswer& ans, size_t i) {
+    w.field("model", r.model.name);
+    a.question.predictor.write_json_identity(w, r.predictor);
+    w.field("precision", model::to_string(r.precision));
+    w.field("ctx", ans.ctx);
+    w.key("choices").begin_array();
+    for (const auto& c : ans.choices) write_choice_json(w, c, model::AxisScope(r.model));
+    w.end_array();
+    write_comparison_json(w, ans.comparison);
+    write_whole_step_json(w, ans.whole);
+    if (i < r.written.size()) w.field("layout_file", r.written[i]);
+    if (auto note = explorer::fidelity_skip_note(r.model, ans.ctx, r.fidelity); !note.empty()) w.field("fidelity_skipped", note);
+    w.field("fidelity", a.fidelity.describe(r.fidelity));
+  };
+  w.begin_object();
+  if (r.answers.size() == 1) {
+    one(r.answers[0], 0);
+  } else {
+    w.key("results").begin_array();
+    for (size_t i = 0; i < r.answers.size(); ++i) {
+      w.begin_object();
+      one(r.answers[i], i);
+      w.end_object();
+    }
+    w.end_array();
+  }
+  w.end_object();
+}
+
+void print_text(const SelectArgs& a, const Answered& r) {
+  std::cout << "layoutx select: " << r.model.name << " (" << r.model.count(model::LayerType::kSliding) << " sliding + "
+            << r.model.count(model::LayerType::kFull) << " full) on " << r.predictor.device() << ", calibration "
+            << r.predictor.calibration_id() << " (" << a.question.predictor.source << "), " << model::to_string(r.precision) << "\n";
+  std::cout << "fidelity: " << a.fidelity.describe(r.fidelity) << "\n";
+  for (size_t i = 0; i < r.answers.size(); ++i) {
+    std::cout << "\nctx " << r.answers[i].ctx << "\n";
+    print_choices_table(std::cout, r.answers[i]);
+    if (auto note = explorer::fidelity_skip_note(r.model, r.answers[i].ctx, r.fidelity); !note.empty()) std::cout << "  " << note << "\n";
+    print_comparison_line(std::cout, r.answers[i].comparison);
+    print_whole_step_line(std::cout, r.answers[i].whole);
+    if (a.candidates)
+      for (const auto& c : r.answers[i].choices) print_candidates(c);
+    if (i < r.written.size()) std::cout << "wrote " << r.written[i] << "\n";
+  }
+}
+
 }  // namespace
 
 void add_select_verb(CLI::App& app) {
   auto args = std::make_shared<SelectArgs>();
   auto* sub = app.add_subcommand("select", "choose each layer type's layout and write the exporter's layout file");
-  sub->add_option("--model", args->model, "model: a shipped name, a .yaml spec or a HF config.json")->capture_default_str();
-  args->predictor.add_to(*sub);
+  args->question.add_to(*sub, {.contexts = true, .head_precision = true, .prefix = ""});
   args->fidelity.add_to(*sub);
-  sub->add_option("--precision", args->precision, "fp16, w8a16 or w4a16")->capture_default_str()->check(precision_name());
-  sub->add_option("--head-precision", args->head_precision, "the LM head's precision in the whole step (default: --precision)")->check(precision_name());
-  sub->add_option("--ctx", args->ctxs, "context length(s) in tokens (repeatable)")
-      ->capture_default_str()
-      ->check(integer_in(2, model::limits::kMaxContext));
   sub->add_option("--out", args->out, "write the layout file here ({ctx} is replaced by the context)")->check(output_file());
   sub->add_flag("--candidates", args->candidates, "also list every candidate with its prediction");
-  sub->add_flag("--json", args->json, "print one JSON document");
-  sub->callback([args] {
+  sub->callback([args, sub] {
+    args->json = json_requested(*sub);  // the one --json (cli/json_flag.h)
     // 1. The model, the precision and the cost model (device spec + its calibration).
-    model::ModelSpec m = model::load_model(args->model);
-    model::Precision p = model::parse_precision(args->precision);
-    if (args->ctxs.size() > 1 && !args->out.empty() && args->out.find("{ctx}") == std::string::npos)
+    const QuestionFlags& q = args->question;
+    model::ModelSpec m = q.load_model();
+    model::Precision p = q.layers_precision();
+    if (q.ctxs.size() > 1 && !args->out.empty() && args->out.find("{ctx}") == std::string::npos)
       throw Error("--out: several --ctx values need a {ctx} placeholder in the path, got " + args->out);
-    for (int ctx : args->ctxs) m.check_context(ctx, "--ctx");  // the flag's error, before any work
-    for (int ctx : args->ctxs)
+    q.check_contexts(m);  // the flag's error, before any work
+    for (int ctx : q.ctxs)
       if (!args->out.empty()) check_file_target(out_path(args->out, ctx), "--out");  // before any work
-    auto predictor = args->predictor.load();
+    auto predictor = args->question.predictor.load();
     auto fidelity = args->fidelity.load();
     explorer::Evaluator ev(*predictor, fidelity.get());
     // 2. Per context: choose per layer type, compose the step beside its baselines.
-    std::vector<explorer::ContextAnswer> answers;
-    for (int ctx : args->ctxs) answers.push_back(explorer::answer_context(ev, m, ctx, p, explorer::same_policy(args->fidelity.policy())));
-    const model::Precision head = head_precision_or(args->head_precision, p);
+    Answered r{m, p, *predictor, fidelity.get(), {}, {}};
+    std::vector<explorer::ContextAnswer>& answers = r.answers;
+    for (int ctx : q.ctxs) answers.push_back(explorer::answer_context(ev, m, ctx, p, explorer::same_policy(args->fidelity.policy())));
+    const model::Precision head = q.head(p);
     if (head != p)
       for (explorer::ContextAnswer& a : answers) a.whole = explorer::whole_step(*predictor, m, a.comparison.step, head);
     // 3. Write the exporter's layout file(s).
-    std::vector<std::string> written;
+    std::vector<std::string>& written = r.written;
     if (!args->out.empty())
       for (const auto& a : answers) {
         explorer::Assignment chosen;
@@ -96,51 +146,8 @@ void add_select_verb(CLI::App& app) {
                                     written.back());
       }
     // 4. Print.
-    if (args->json) {
-      JsonWriter w(std::cout);
-      auto one = [&](const explorer::ContextAnswer& a, size_t i) {
-        w.field("model", m.name);
-        args->predictor.write_json_identity(w, *predictor);
-        w.field("precision", model::to_string(p));
-        w.field("ctx", a.ctx);
-        w.key("choices").begin_array();
-        for (const auto& c : a.choices) write_choice_json(w, c, model::AxisScope(m));
-        w.end_array();
-        write_comparison_json(w, a.comparison);
-        write_whole_step_json(w, a.whole);
-        if (i < written.size()) w.field("layout_file", written[i]);
-        if (auto note = explorer::fidelity_skip_note(m, a.ctx, fidelity.get()); !note.empty()) w.field("fidelity_skipped", note);
-        w.field("fidelity", args->fidelity.describe(fidelity.get()));
-      };
-      w.begin_object();
-      if (answers.size() == 1) {
-        one(answers[0], 0);
-      } else {
-        w.key("results").begin_array();
-        for (size_t i = 0; i < answers.size(); ++i) {
-          w.begin_object();
-          one(answers[i], i);
-          w.end_object();
-        }
-        w.end_array();
-      }
-      w.end_object();
-      return;
-    }
-    std::cout << "layoutx select: " << m.name << " (" << m.count(model::LayerType::kSliding) << " sliding + "
-              << m.count(model::LayerType::kFull) << " full) on " << predictor->device() << ", calibration "
-              << predictor->calibration_id() << " (" << args->predictor.source << "), " << model::to_string(p) << "\n";
-    std::cout << "fidelity: " << args->fidelity.describe(fidelity.get()) << "\n";
-    for (size_t i = 0; i < answers.size(); ++i) {
-      std::cout << "\nctx " << answers[i].ctx << "\n";
-      print_choices_table(std::cout, answers[i]);
-      if (auto note = explorer::fidelity_skip_note(m, answers[i].ctx, fidelity.get()); !note.empty()) std::cout << "  " << note << "\n";
-      print_comparison_line(std::cout, answers[i].comparison);
-      print_whole_step_line(std::cout, answers[i].whole);
-      if (args->candidates)
-        for (const auto& c : answers[i].choices) print_candidates(c);
-      if (i < written.size()) std::cout << "wrote " << written[i] << "\n";
-    }
+    if (args->json) print_json(*args, r);
+    else print_text(*args, r);
   });
 }
 

@@ -8,9 +8,10 @@
 #include "cli/flag_checks.h"
 #include "cli/layout_spec.h"
 #include "cli/plot.h"
-#include "cli/predictor_options.h"
+#include "cli/question_flags.h"
 #include "cli/table.h"
 #include "cli/output_flags.h"
+#include "cli/json_flag.h"
 #include "cli/verbs.h"
 #include "model/design_space.h"
 #include "model/limits.h"
@@ -23,13 +24,9 @@ namespace layoutx::cli {
 namespace {
 
 struct StepArgs {
-  std::string model = model::kDefaultModel;
-  PredictorOptions predictor;
+  QuestionFlags question;  // --model, --device/--calibration/--db, --precision, --head-precision, --ctx
   std::vector<std::string> layouts;
   std::vector<std::string> sets;
-  std::string precision = "w4a16";
-  std::string head_precision;  // the LM head's; "" = precision
-  int ctx = 4096;
   std::string sweep_ctx;
   std::string plot;
   bool json = false;
@@ -53,119 +50,124 @@ std::pair<int, int> parse_range(const std::string& s) {
   }
 }
 
+// One context: the step composed and compared with the baselines, printed.
+void one_context(const StepArgs& args, explorer::Evaluator& ev, const model::ModelSpec& m, model::Precision p,
+                 const explorer::Assignment& a, const costmodel::Predictor& predictor) {
+  const QuestionFlags& q = args.question;
+  explorer::Comparison c = explorer::compare(ev, m, q.ctx, a);
+  const explorer::WholeStep whole = explorer::whole_step(predictor, m, c.step, q.head(p));
+  if (args.json) {
+    JsonWriter w(std::cout);
+    w.begin_object();
+    w.field("model", m.name);
+    w.field("precision", model::to_string(p));
+    args.question.predictor.write_json_identity(w, predictor);
+    w.field("ctx", q.ctx);
+    w.key("layouts").begin_object();
+    for (const auto& [t, v] : a) w.field(model::to_string(t), v.key(model::AxisScope(m)));
+    w.end_object();
+    write_comparison_json(w, c);
+    write_whole_step_json(w, whole);
+    w.end_object();
+    return;
+  }
+  std::cout << m.name << " at " << model::to_string(p) << ", ctx " << q.ctx << " on " << predictor.device() << " (calibration "
+            << predictor.calibration_id() << ", " << args.question.predictor.source << ")\n\n";
+  Table t({"layer", "n", "layout", "ms per layer", "ms total"});
+  for (const auto& [type, v] : a) {
+    if (!c.step.layers.count(type)) continue;
+    int n = c.step.layers.at(type);
+    t.add({model::to_string(type), std::to_string(n), short_name(v), fmt(c.step.per_layer_ms.at(type)),
+           fmt(n * c.step.per_layer_ms.at(type))});
+  }
+  t.print(std::cout);
+  print_comparison_line(std::cout, c);
+  std::cout << "interval: " << explorer::kStepIntervalRule << "\n";
+  print_whole_step_line(std::cout, whole);
+}
+
+// A sweep: the step composed at each context, where the hybrid starts to beat all-full, printed.
+void sweep_contexts(const StepArgs& args, explorer::Evaluator& ev, const model::ModelSpec& m, model::Precision p,
+                    const explorer::Assignment& a, const costmodel::Predictor& predictor) {
+  const QuestionFlags& q = args.question;
+  auto [lo, hi] = parse_range(args.sweep_ctx);
+  explorer::Sweep s = explorer::sweep(ev, m, lo, hi, [&](int) { return a; });
+  if (!args.plot.empty()) plot_sweep(s, m.name + ", " + model::to_string(p) + ", " + predictor.device(), args.plot);
+  if (args.json) {
+    JsonWriter w(std::cout);
+    w.begin_object();
+    w.field("model", m.name);
+    w.field("precision", model::to_string(p));
+    args.question.predictor.write_json_identity(w, predictor);
+    w.key("layouts").begin_object();
+    for (const auto& [t, v] : a) w.field(model::to_string(t), v.key(model::AxisScope(m)));
+    w.end_object();
+    w.key("points").begin_array();
+    for (const auto& pt : s.points) {
+      w.begin_object();
+      w.field("ctx", pt.ctx);
+      w.field("step_ms", pt.hybrid_ms);
+      w.field("all_full_ms", pt.all_full_ms);
+      w.field("speedup_vs_all_full", pt.all_full_ms / pt.hybrid_ms);
+      w.end_object();
+    }
+    w.end_array();
+    if (s.crossover_ctx) w.field("crossover_ctx", *s.crossover_ctx);
+    else w.key("crossover_ctx").null();
+    explorer::Comparison c = explorer::compare(ev, m, q.ctx, a);
+    w.field("ctx", q.ctx);
+    write_comparison_json(w, c);
+    if (!args.plot.empty()) w.field("plot", args.plot);
+    w.end_object();
+    return;
+  }
+  std::cout << m.name << " at " << model::to_string(p) << " on " << predictor.device() << " (calibration " << predictor.calibration_id() << ", "
+            << args.question.predictor.source << ")\n\n";
+  Table t({"ctx", "hybrid ms", "all-full ms", "speedup"});
+  for (const auto& pt : s.points)
+    t.add({std::to_string(pt.ctx), fmt(pt.hybrid_ms), fmt(pt.all_full_ms), fmt(pt.all_full_ms / pt.hybrid_ms, 3)});
+  t.print(std::cout);
+  if (m.count(model::LayerType::kSliding) == 0)
+    std::cout << "crossover: none, " << m.name << " has no sliding layers (the step is all-full attention)\n";
+  else if (s.crossover_ctx)
+    std::cout << "crossover: the hybrid is faster than all-full from ctx " << *s.crossover_ctx << "\n";
+  else
+    std::cout << "crossover: the hybrid does not beat all-full between " << lo << " and " << hi << "\n";
+  if (!args.plot.empty()) std::cout << "wrote " << args.plot << "\n";
+}
+
 }  // namespace
 
 void add_step_verb(CLI::App& app) {
   auto args = std::make_shared<StepArgs>();
   auto* sub = app.add_subcommand("step", "compose the decode step for given per-type layouts, beside the baselines");
-  sub->add_option("--model", args->model, "model: a shipped name, a .yaml spec or a HF config.json")->capture_default_str();
-  args->predictor.add_to(*sub);
+  args->question.add_to(*sub, {.contexts = false, .head_precision = true, .prefix = ""});
   sub->add_option("--layout", args->layouts,
                   "per-type layouts: sliding=PRESET|KEY,full=PRESET|KEY (default: the incumbent, sliding=roll,full=ring)");
   sub->add_option("--set", args->sets, "change one axis of one layer type: TYPE.axis=value (repeatable)");
-  sub->add_option("--precision", args->precision, "fp16, w8a16 or w4a16")->capture_default_str()->check(precision_name());
-  sub->add_option("--ctx", args->ctx, "context length in tokens")
-      ->capture_default_str()
-      ->check(integer_in(2, model::limits::kMaxContext));
-  sub->add_option("--head-precision", args->head_precision, "the LM head's precision in the whole step (default: --precision)")->check(precision_name());
   sub->add_option("--sweep-ctx", args->sweep_ctx, "sweep contexts LO:HI and find the crossover with all-full");
   sub->add_option("--plot", args->plot, "with --sweep-ctx: draw the sweep to this PNG (gnuplot)")->check(output_file());
-  sub->add_flag("--json", args->json, "print one JSON document");
-  sub->callback([args] {
+  sub->callback([args, sub] {
+    args->json = json_requested(*sub);  // the one --json (cli/json_flag.h)
     // 0. Flags that only make sense together, and the output target, before any work.
     if (!args->plot.empty() && args->sweep_ctx.empty())
       throw Error("--plot: draws the context sweep, so it needs --sweep-ctx LO:HI");
     if (!args->sweep_ctx.empty()) parse_range(args->sweep_ctx);
     if (!args->plot.empty()) check_file_target(args->plot, "--plot");
     // 1. Model, cost model, and the per-type layouts (presets or keys, then --set, then precision).
-    model::ModelSpec m = model::load_model(args->model);
-    model::Precision p = model::parse_precision(args->precision);
+    const QuestionFlags& q = args->question;
+    model::ModelSpec m = q.load_model();
+    model::Precision p = q.layers_precision();
     explorer::Assignment a = parse_assignment(m, p, args->layouts, args->sets);
     // A context the model cannot take is the flag's error (not the "ctx" of a model field).
     if (!args->sweep_ctx.empty()) m.check_context(parse_range(args->sweep_ctx).first, "--sweep-ctx");
-    m.check_context(args->ctx, "--ctx");
+    q.check_contexts(m);
     for (const auto& [type, v] : a) model::design_space().require_priced(v, std::string("step: ") + model::to_string(type));
-    auto predictor = args->predictor.load();
+    auto predictor = args->question.predictor.load();
     explorer::Evaluator ev(*predictor);
-    if (args->sweep_ctx.empty()) {
-      // 2. One context: compose and compare.
-      explorer::Comparison c = explorer::compare(ev, m, args->ctx, a);
-      const explorer::WholeStep whole = explorer::whole_step(*predictor, m, c.step, head_precision_or(args->head_precision, p));
-      if (args->json) {
-        JsonWriter w(std::cout);
-        w.begin_object();
-        w.field("model", m.name);
-      w.field("precision", model::to_string(p));
-        args->predictor.write_json_identity(w, *predictor);
-        w.field("ctx", args->ctx);
-        w.key("layouts").begin_object();
-        for (const auto& [t, v] : a) w.field(model::to_string(t), v.key(model::AxisScope(m)));
-        w.end_object();
-        write_comparison_json(w, c);
-        write_whole_step_json(w, whole);
-        w.end_object();
-        return;
-      }
-      std::cout << m.name << " at " << model::to_string(p) << ", ctx " << args->ctx << " on " << predictor->device() << " (calibration "
-                << predictor->calibration_id() << ", " << args->predictor.source << ")\n\n";
-      Table t({"layer", "n", "layout", "ms per layer", "ms total"});
-      for (const auto& [type, v] : a) {
-        if (!c.step.layers.count(type)) continue;
-        int n = c.step.layers.at(type);
-        t.add({model::to_string(type), std::to_string(n), short_name(v), fmt(c.step.per_layer_ms.at(type)),
-               fmt(n * c.step.per_layer_ms.at(type))});
-      }
-      t.print(std::cout);
-      print_comparison_line(std::cout, c);
-      std::cout << "interval: " << explorer::kStepIntervalRule << "\n";
-      print_whole_step_line(std::cout, whole);
-      return;
-    }
-    // 2'. A sweep: compose at each context, find where the hybrid starts to beat all-full.
-    auto [lo, hi] = parse_range(args->sweep_ctx);
-    explorer::Sweep s = explorer::sweep(ev, m, lo, hi, [&](int) { return a; });
-    if (!args->plot.empty()) plot_sweep(s, m.name + ", " + model::to_string(p) + ", " + predictor->device(), args->plot);
-    if (args->json) {
-      JsonWriter w(std::cout);
-      w.begin_object();
-      w.field("model", m.name);
-      w.field("precision", model::to_string(p));
-      args->predictor.write_json_identity(w, *predictor);
-      w.key("layouts").begin_object();
-      for (const auto& [t, v] : a) w.field(model::to_string(t), v.key(model::AxisScope(m)));
-      w.end_object();
-      w.key("points").begin_array();
-      for (const auto& pt : s.points) {
-        w.begin_object();
-        w.field("ctx", pt.ctx);
-        w.field("step_ms", pt.hybrid_ms);
-        w.field("all_full_ms", pt.all_full_ms);
-        w.field("speedup_vs_all_full", pt.all_full_ms / pt.hybrid_ms);
-        w.end_object();
-      }
-      w.end_array();
-      if (s.crossover_ctx) w.field("crossover_ctx", *s.crossover_ctx);
-      else w.key("crossover_ctx").null();
-      explorer::Comparison c = explorer::compare(ev, m, args->ctx, a);
-      w.field("ctx", args->ctx);
-      write_comparison_json(w, c);
-      if (!args->plot.empty()) w.field("plot", args->plot);
-      w.end_object();
-      return;
-    }
-    std::cout << m.name << " at " << model::to_string(p) << " on " << predictor->device() << " (calibration " << predictor->calibration_id() << ", "
-              << args->predictor.source << ")\n\n";
-    Table t({"ctx", "hybrid ms", "all-full ms", "speedup"});
-    for (const auto& pt : s.points)
-      t.add({std::to_string(pt.ctx), fmt(pt.hybrid_ms), fmt(pt.all_full_ms), fmt(pt.all_full_ms / pt.hybrid_ms, 3)});
-    t.print(std::cout);
-    if (m.count(model::LayerType::kSliding) == 0)
-      std::cout << "crossover: none, " << m.name << " has no sliding layers (the step is all-full attention)\n";
-    else if (s.crossover_ctx)
-      std::cout << "crossover: the hybrid is faster than all-full from ctx " << *s.crossover_ctx << "\n";
-    else
-      std::cout << "crossover: the hybrid does not beat all-full between " << lo << " and " << hi << "\n";
-    if (!args->plot.empty()) std::cout << "wrote " << args->plot << "\n";
+    // 2. One context, or a sweep of them; 3. print.
+    if (args->sweep_ctx.empty()) one_context(*args, ev, m, p, a, *predictor);
+    else sweep_contexts(*args, ev, m, p, a, *predictor);
   });
 }
 

@@ -1,5 +1,5 @@
-// libFuzzer target for the saved calibrations every verb predicts with (built by scripts/fuzz with
-// clang++, not by the CMake build): a single calibration (costmodel::parse_calibration) or a
+// libFuzzer target for the saved calibrations every verb predicts with (built by the CMake option LAYOUTX_FUZZ,
+// see scripts/fuzz): a single calibration (costmodel::parse_calibration) or a
 // hypotheses document (costmodel::parse_hypotheses_document), read for the shipped galaxy-s25 device
 // and rules, as `--calibration FILE` and `--db` read them.
 // Contract under test: any input either loads or throws layoutx::Error; anything else (another

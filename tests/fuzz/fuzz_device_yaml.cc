@@ -1,4 +1,4 @@
-// libFuzzer target for costmodel::load_device_text (built by scripts/fuzz with clang++, not by the CMake build):
+// libFuzzer target for costmodel::load_device_text (built by the CMake option LAYOUTX_FUZZ, see scripts/fuzz):
 // a device file is what a user copies and edits to add a device (README, "A device is a YAML file").
 // Contract under test: any input either loads or throws layoutx::Error; anything else (another
 // exception, a crash, an ASan report, a hang, an allocation over the RSS limit) is a finding.

@@ -1,4 +1,4 @@
-// libFuzzer target for model::import_hf_config_text (built by scripts/fuzz with clang++, not by the CMake build).
+// libFuzzer target for model::import_hf_config_text (built by the CMake option LAYOUTX_FUZZ, see scripts/fuzz).
 // Contract under test: any input either imports or throws layoutx::Error; anything else (another
 // exception, a crash, an ASan report, a hang, an allocation over the RSS limit) is a finding.
 #include <cstddef>

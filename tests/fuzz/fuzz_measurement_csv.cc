@@ -1,4 +1,4 @@
-// libFuzzer target for db::parse_measurement_csv (built by scripts/fuzz with clang++, not by the CMake build).
+// libFuzzer target for db::parse_measurement_csv (built by the CMake option LAYOUTX_FUZZ, see scripts/fuzz).
 // Contract under test: any input either parses or throws layoutx::Error; anything else (another
 // exception, a crash, an ASan report, a hang) is a finding.
 #include <cstddef>

@@ -1,5 +1,5 @@
-// libFuzzer target for what `predict --model X` does with a model it accepted (built by scripts/fuzz
-// with clang++, not by the CMake build): a HF config.json (import_hf_config_text) or a model spec
+// libFuzzer target for what `predict --model X` does with a model it accepted (built by the CMake option
+// LAYOUTX_FUZZ, see scripts/fuzz): a HF config.json (import_hf_config_text) or a model spec
 // (load_model_yaml_text), then each of its layer types built at ctx 1024 and 4096 as roll, ring and
 // score-join at every precision, and priced by the shipped galaxy-s25 hypotheses. The parser fuzzers stop at the import; this one goes
 // on into the builder, the lowering, the live set and the features with the odd-but-accepted shapes

@@ -1,5 +1,5 @@
 // libFuzzer target for costmodel::load_rules_text, the converter's legality rules (configs/rules/*.yaml;
-// built by scripts/fuzz with clang++, not by the CMake build).
+// built by the CMake option LAYOUTX_FUZZ, see scripts/fuzz).
 // Contract under test: any input either loads or throws layoutx::Error; anything else (another
 // exception, a crash, an ASan report, a hang, an allocation over the RSS limit) is a finding.
 #include <cstddef>

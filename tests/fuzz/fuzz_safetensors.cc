@@ -1,6 +1,6 @@
 // libFuzzer target for the safetensors reader (model::numerics::SafetensorsFile, what `emit --weights`
-// and `parity --weights` open) and the weight map beside a checkpoint (load_weight_map_text). Built by
-// scripts/fuzz with clang++, not by the CMake build. The input is split at the first NUL byte: before
+// and `parity --weights` open) and the weight map beside a checkpoint (load_weight_map_text). Built by the CMake option LAYOUTX_FUZZ
+// (scripts/fuzz). The input is split at the first NUL byte: before
 // it, a weight map's text; after it, the checkpoint's bytes, written to a file the reader opens.
 // Contract under test: any input either loads (and every tensor reads) or throws layoutx::Error;
 // anything else (another exception, a crash, an ASan report, a hang, an allocation over the RSS
