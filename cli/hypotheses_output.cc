@@ -169,6 +169,11 @@ void print_hypotheses(const costmodel::HypothesisSet& set, const costmodel::Cali
            pct(rep.group_loo_ms[i] / rep.measured_ms[i] - 1)});
   l.print(out);
   for (const auto& replay : rep.replays) print_replay(set, replay, out);
+  if (!rep.replays.empty()) {
+    const costmodel::ReplayCoverage c = costmodel::replay_coverage(rep.replays);
+    out << "\nreplays together: " << c.inside << " of " << c.timings << " replayed timings inside their 90% intervals, median |error| "
+        << pct(c.median_abs_error) << "; " << c.signs_right << " of " << c.differences << " differences with the measured sign\n";
+  }
   out << "\npredictions of unmeasured variants (ms; hypotheses by weight, then the combined figure with its 90% interval):\n";
   std::vector<std::string> head2 = {"hypothesis", "weight"};
   for (const Probe& pr2 : kProbes) head2.push_back(pr2.label);
@@ -277,6 +282,11 @@ void write_hypotheses_json(const costmodel::HypothesisSet& set, const costmodel:
       w.end_object();
     }
   w.end_array();
+  const costmodel::ReplayCoverage cov = costmodel::replay_coverage(rep.replays);
+  w.field("timings", cov.timings);
+  w.field("inside_interval", cov.inside);
+  w.field("median_abs_error", cov.median_abs_error);
+  w.field("differences_with_measured_sign", cov.signs_right);
   w.end_object();
   w.key("probes").begin_array();
   size_t i = 0;

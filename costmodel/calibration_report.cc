@@ -286,4 +286,26 @@ CalibrationReport calibration_report(const HypothesisSet& set, const std::vector
   return rep;
 }
 
+ReplayCoverage replay_coverage(const std::vector<ReplayReport>& replays) {
+  ReplayCoverage c;
+  std::vector<double> errors;
+  for (const ReplayReport& r : replays) {
+    for (const ReplayRow& row : r.rows) {
+      ++c.timings;
+      c.inside += row.measured_ms >= row.low_ms && row.measured_ms <= row.high_ms;
+      errors.push_back(std::abs(row.predicted_ms / row.measured_ms - 1));
+    }
+    for (const ReplayDifference& d : r.differences) {
+      ++c.differences;
+      c.signs_right += (d.measured > 0) == (d.predicted > 0);
+    }
+  }
+  if (!errors.empty()) {
+    std::sort(errors.begin(), errors.end());
+    const size_t n = errors.size();
+    c.median_abs_error = n % 2 ? errors[n / 2] : 0.5 * (errors[n / 2 - 1] + errors[n / 2]);
+  }
+  return c;
+}
+
 }  // namespace layoutx::costmodel

@@ -74,4 +74,12 @@ double kendall_tau(const std::vector<double>& x, const std::vector<double>& y);
 CalibrationReport calibration_report(const HypothesisSet& set, const std::vector<MeasurementRecord>& records,
                                      const DeviceSpec& device, const ExportNames& names = {});
 
+// The replays' summary: timings inside their 90% intervals, the median |relative error|, and the
+// differences predicted with the measured sign.
+struct ReplayCoverage {
+  int timings = 0, inside = 0, differences = 0, signs_right = 0;
+  double median_abs_error = 0;
+};
+ReplayCoverage replay_coverage(const std::vector<ReplayReport>& replays);
+
 }  // namespace layoutx::costmodel
