@@ -47,6 +47,12 @@ std::string short_key(const db::MeasurementKey& k) {
   return variant_label(k.variant_key) + " " + k.layer_type + " ctx " + std::to_string(k.ctx);
 }
 
+// A row whose prediction failed was not checked: never "ok".
+std::string verdict(const db::RegressRow& row) {
+  if (row.regression) return "REGRESSION";
+  return row.prediction_failed ? "ERROR" : "ok";
+}
+
 std::string pct(double v) { return (v >= 0 ? "+" : "") + fmt(100.0 * v, 1) + "%"; }
 
 void print_table(const db::RegressResult& r, double tolerance, const DevicePredictions& predictions) {
@@ -58,13 +64,15 @@ void print_table(const db::RegressResult& r, double tolerance, const DevicePredi
            fmt(row.latest_ms, 3), row.previous_ms ? fmt(*row.previous_ms, 3) : "-", row.change ? pct(*row.change) : "-",
            row.predicted ? fmt(row.predicted->ms, 3) : "-",
            row.predicted ? "[" + fmt(row.predicted->low_ms, 3) + ", " + fmt(row.predicted->high_ms, 3) + "]" : "-",
-           row.prediction_status, row.regression ? "REGRESSION" : "ok"});
+           row.prediction_failed ? std::string("prediction failed") : row.prediction_status, verdict(row)});
   }
   t.print(std::cout);
   int n = 0;
   for (const auto& row : r.rows) n += row.regression;
   std::cout << "\n" << r.rows.size() << " keys, " << n << " regressed (tolerance " << fmt(100.0 * tolerance, 1)
-            << "% against the previous measurement; above the prediction interval)\n";
+            << "% against the previous measurement; above the prediction interval)";
+  if (r.prediction_failures) std::cout << ", " << r.prediction_failures << " not predicted (ERROR)";
+  std::cout << "\n";
   for (const auto& [device, src] : predictions.sources())
     std::cout << device << ": " << (src.first.empty() ? src.second : "calibration " + src.first + " (" + src.second + ")")
               << "\n";
@@ -113,6 +121,7 @@ void print_json(const db::RegressResult& r, const RegressArgs& a, const DevicePr
       w.null();
     }
     w.field("prediction_status", row.prediction_status);
+    w.field("prediction_failed", row.prediction_failed);
     w.field("regression", row.regression);
     w.end_object();
   }
@@ -198,7 +207,23 @@ void add_regress_verb(CLI::App& app) {
     if (args->json) print_json(r, *args, predictions);
     else print_table(r, args->tolerance, predictions);
     if (!args->plot.empty()) plot(r, args->plot);
-    // 5. The exit status a CI job gates on.
+    // 5. The exit status a CI job gates on: a key whose prediction failed was not checked, so
+    //    the gate cannot pass it (exit 2, after the table, naming every such key).
+    if (r.prediction_failures) {
+      std::map<std::string, std::pair<int, std::string>> by_reason;  // message -> (keys, the first key)
+      for (const auto& row : r.rows) {
+        if (!row.prediction_failed) continue;
+        auto& [n, first] = by_reason[row.prediction_status.substr(std::string("prediction failed: ").size())];
+        if (n++ == 0)
+          first = row.key.device + " " + row.key.model + " " + variant_label(row.key.variant_key) + " " + row.key.layer_type +
+                  " ctx " + std::to_string(row.key.ctx);
+      }
+      ErrorList failed;
+      for (const auto& [why, what] : by_reason)
+        failed.add("regress: " + std::to_string(what.first) + (what.first == 1 ? " key" : " keys") +
+                   " not predicted, so not checked (first: " + what.second + "): " + why);
+      failed.throw_if_any();
+    }
     if (r.any_regression) verb_exit_status() = 1;
   });
 }
