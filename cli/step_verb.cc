@@ -112,7 +112,8 @@ void add_step_verb(CLI::App& app) {
       for (const auto& [type, v] : a) {
         if (!c.step.layers.count(type)) continue;
         int n = c.step.layers.at(type);
-        t.add({model::to_string(type), std::to_string(n), short_name(v), fmt(c.step.per_layer_ms.at(type)),
+        const model::AxisScope scope(m);
+        t.add({model::to_string(type), std::to_string(n), short_name(v, &scope), fmt(c.step.per_layer_ms.at(type)),
                fmt(n * c.step.per_layer_ms.at(type))});
       }
       t.print(std::cout);
