@@ -47,12 +47,6 @@ std::string short_key(const db::MeasurementKey& k) {
   return variant_label(k.variant_key) + " " + k.layer_type + " ctx " + std::to_string(k.ctx);
 }
 
-// A row whose prediction failed was not checked: never "ok".
-std::string verdict(const db::RegressRow& row) {
-  if (row.regression) return "REGRESSION";
-  return row.prediction_failed ? "ERROR" : "ok";
-}
-
 std::string pct(double v) { return (v >= 0 ? "+" : "") + fmt(100.0 * v, 1) + "%"; }
 
 void print_table(const db::RegressResult& r, double tolerance, const DevicePredictions& predictions) {
@@ -64,7 +58,7 @@ void print_table(const db::RegressResult& r, double tolerance, const DevicePredi
            fmt(row.latest_ms, 3), row.previous_ms ? fmt(*row.previous_ms, 3) : "-", row.change ? pct(*row.change) : "-",
            row.predicted ? fmt(row.predicted->ms, 3) : "-",
            row.predicted ? "[" + fmt(row.predicted->low_ms, 3) + ", " + fmt(row.predicted->high_ms, 3) + "]" : "-",
-           row.prediction_failed ? std::string("prediction failed") : row.prediction_status, verdict(row)});
+           row.prediction_failed ? std::string("prediction failed") : row.prediction_status, db::verdict(row)});
   }
   t.print(std::cout);
   int n = 0;

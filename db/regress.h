@@ -46,6 +46,12 @@ struct RegressRow {
   bool prediction_failed = false;
 };
 
+// A row's verdict in words: "REGRESSION", "ERROR" (its prediction failed: not checked), or "ok".
+inline const char* verdict(const RegressRow& row) {
+  if (row.regression) return "REGRESSION";
+  return row.prediction_failed ? "ERROR" : "ok";
+}
+
 struct RegressOptions {
   std::string device;        // "" = every device
   std::string model;         // "" = every model

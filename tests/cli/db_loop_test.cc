@@ -157,6 +157,12 @@ TEST_F(DbLoop, ADeviceWithoutASpecIsStoredButNeverPassesRegress) {
   EXPECT_TRUE(has(r.out, "regress: 12 keys not predicted, so not checked (first: pixel-9-pro spark-x2.5-1.7b roll/fp16 sliding "
                          "ctx 4096): no device spec for 'pixel-9-pro' (known: galaxy-s25, onnxruntime-cpu): add "
                          "configs/devices/pixel-9-pro.yaml")) << r.out;
+  // The HTML report's table says the same.
+  Result h = layoutx("report --db " + db_ + " --html " + (dir_ / "html").string());
+  EXPECT_EQ(h.status, 0) << h.out;
+  const std::string page = bytes(dir_ / "html" / "index.html");
+  EXPECT_TRUE(has(page, " class=\"reg\">ERROR</td>")) << page.substr(0, 2000);
+  EXPECT_FALSE(has(page, ">ok</td>")) << page.substr(0, 2000);
   // The device with a spec still gates on its own.
   ingest_shipped();
   Result g = layoutx("regress --db " + db_ + " --device galaxy-s25");
