@@ -1,9 +1,7 @@
 // layoutx calibrate: fits the cost model to the calibration measurements (layer timings and op
 // shares together, regularized toward the device's priors), prints each measurement's fitted
 // value and residual and the leave-one-out error of every timing, and saves the calibration.
-#include <yaml-cpp/yaml.h>
 
-#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <optional>
