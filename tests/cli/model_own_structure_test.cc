@@ -114,4 +114,20 @@ TEST(ModelsOwnGelu, SelectWhatifAndStepNameGemmasLayoutsRelativeToItsOwnGelu) {
   EXPECT_TRUE(has(spark.out, "score-join+gelu=tanh")) << spark.out;
 }
 
+// regress names a stored Gemma key by Gemma's own GELU too: a timing of Gemma's ring (key
+// spelling gelu=tanh, as graph and measure write it) is "ring/fp16", not "ring+gelu=tanh/fp16".
+TEST(ModelsOwnGelu, RegressNamesGemmasRowsRelativeToItsOwnGelu) {
+  layoutx::test::TempDir d("own-gelu-regress");
+  const std::string file = d / "gemma.yaml", db = d / "g.db";
+  std::ofstream(file) << "version: 1\nmodel: gemma-3-1b\ndevice: galaxy-s25\nlayer_latency:\n"
+                         "  - {id: g, layer: full, context: 1024, variant: {returns: new_entry, gelu: tanh, precision: fp16}, ms: 0.5}\n";
+  Result i = layoutx("ingest " + file + " --db " + db);
+  ASSERT_EQ(i.status, 0) << i.out;
+  Result r = layoutx("regress --db " + db + " --json");
+  EXPECT_TRUE(has(r.out, "\"variant_key\": \"returns=new_entry,gelu=tanh,precision=fp16\"")) << r.out;
+  Result t = layoutx("regress --db " + db);
+  EXPECT_TRUE(has(t.out, " ring/fp16 ")) << t.out;
+  EXPECT_FALSE(has(t.out, "gelu=tanh")) << t.out;
+}
+
 }  // namespace
