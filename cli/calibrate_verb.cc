@@ -1,9 +1,7 @@
 // layoutx calibrate: fits the cost model to the calibration measurements (layer timings and op
 // shares together, regularized toward the device's priors), prints each measurement's fitted
 // value and residual and the leave-one-out error of every timing, and saves the calibration.
-#include <yaml-cpp/yaml.h>
 
-#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <optional>
@@ -16,6 +14,7 @@
 #include "costmodel/calibration.h"
 #include "costmodel/calibration_report.h"
 #include "costmodel/device_fit.h"
+#include "costmodel/save_advice.h"
 #include "costmodel/device_spec.h"
 #include "costmodel/freshness.h"
 #include "costmodel/measurements.h"
@@ -140,22 +139,6 @@ void print_json(const costmodel::FitReport& rep, const costmodel::DeviceSpec& de
   w.end_object();
 }
 
-// --update-shipped writes the files the device spec names; a copied spec still naming the
-// original device's files must not overwrite that device's calibration.
-void refuse_other_devices_file(const std::string& path, const costmodel::DeviceSpec& dev) {
-  if (!std::filesystem::exists(path)) return;
-  std::string owner;
-  try {
-    YAML::Node n = YAML::LoadFile(path);
-    if (n.IsMap() && n["device"] && n["device"].IsScalar()) owner = n["device"].Scalar();
-  } catch (const YAML::Exception&) {
-    return;  // unreadable: overwriting it is what --update-shipped is for
-  }
-  if (!owner.empty() && owner != dev.name)
-    throw Error("--update-shipped: " + path + " is the calibration of '" + owner + "', not '" + dev.name + "'; give " +
-                dev.source + " its own calibration.saved and calibration.hypotheses paths (or use --out FILE)");
-}
-
 }  // namespace
 
 void add_calibrate_verb(CLI::App& app) {
@@ -173,6 +156,12 @@ void add_calibrate_verb(CLI::App& app) {
     args->json = json_requested(*sub);  // the one --json (cli/json_flag.h)
     // 1. The device spec (priors) and the measurement records of every data file.
     costmodel::DeviceSpec dev = costmodel::load_device_named(args->device);
+    // 1a. Before any work: --update-shipped writes the files the spec names; a renamed copy still
+    //     naming the original's files must not overwrite that device's calibration.
+    if (args->update_shipped && dev.calibration.saved.empty())
+      throw Error("--update-shipped: " + dev.source + " names no calibration file to write (calibration.saved)");
+    if (args->update_shipped && !costmodel::others_saved_fit(dev).empty())
+      throw Error("--update-shipped: " + costmodel::save_advice(dev));
     std::vector<std::string> files = args->data;
     if (files.empty() && !dev.calibration.measurements.empty())
       files.push_back(costmodel::device_file(dev.calibration.measurements));
@@ -225,9 +214,6 @@ void add_calibrate_verb(CLI::App& app) {
     if (!conn) rep.calibration.source_hash = costmodel::fit_stamp(costmodel::SavedFit::kCalibration, bytes, dev);  // files alone: checkable by bytes
     // 4. Save, unless asked not to.
     //    A file only when asked: the shipped one is git-tracked (a plain calibrate leaves the checkout clean).
-    if (args->update_shipped && dev.calibration.saved.empty())
-      throw Error("--update-shipped: " + dev.source + " names no calibration file to write (calibration.saved)");
-    if (args->update_shipped) refuse_other_devices_file(costmodel::device_file(dev.calibration.saved), dev);
     std::string out;
     if (!args->no_save && (!args->out.empty() || args->update_shipped)) {
       out = args->update_shipped ? costmodel::device_file(dev.calibration.saved) : args->out;

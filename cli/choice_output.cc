@@ -31,14 +31,17 @@ model::Precision head_precision_or(const std::string& flag, model::Precision lay
   return flag.empty() ? layers : model::parse_precision(flag);
 }
 
-std::string short_name(const model::Variant& v) { return model::design_space().display_name(v); }
+std::string short_name(const model::Variant& v, const model::AxisScope* scope) {
+  return model::design_space().display_name(v, scope);
+}
 
 namespace {
 std::string interval(const costmodel::Prediction& p) { return "[" + fmt(p.low_ms) + ", " + fmt(p.high_ms) + "]"; }
 std::string snr(const explorer::Candidate& k) { return k.eval.snr_db ? fmt(*k.eval.snr_db, 1) + " dB" : "-"; }
 }  // namespace
 
-void print_choices_table(std::ostream& out, const explorer::ContextAnswer& a) {
+void print_choices_table(std::ostream& out, const explorer::ContextAnswer& a, const model::AxisScope* scope) {
+  auto short_name = [scope](const model::Variant& v) { return cli::short_name(v, scope); };
   Table t({"layer", "n", "chosen", "ms", "interval", "compiles", "fidelity", "runner-up", "margin ms", "tie",
            "P(runner-up faster)"});
   for (const auto& c : a.choices) {
@@ -89,6 +92,7 @@ void write_variant_axes_json(JsonWriter& w, const model::Variant& v, std::option
 }
 
 void write_choice_json(JsonWriter& w, const explorer::Choice& c, std::optional<model::AxisScope> scope) {
+  auto short_name = [&scope](const model::Variant& v) { return cli::short_name(v, scope ? &*scope : nullptr); };
   const auto& p = c.chosen.eval.prediction;
   w.begin_object();
   w.field("layer", model::to_string(c.layer));

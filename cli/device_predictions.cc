@@ -20,6 +20,16 @@ costmodel::Predictor* DevicePredictions::load(const std::string& device) {
   } catch (const Error& e) {
     if (!calibration_file_.empty()) throw;
     p.source = std::string("no predictor: ") + e.what();
+    // A device with a spec but no calibration (onnxruntime-cpu before its first calibrate) is
+    // compared with its history only; a name with no spec cannot be predicted at all (a typo,
+    // or a spec that is not here): its rows are errors, not "ok".
+    const auto known = costmodel::known_devices();
+    if (std::find(known.begin(), known.end(), device) == known.end()) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      unknown_[device] = "no device spec for '" + device + "' (known: " + list + "): add configs/devices/" + device +
+                         ".yaml (or under $LAYOUTX_CONFIGS) to predict its timings, or give --device NAME to check the others";
+    }
   }
   sources_[device] = {p.predictor ? p.predictor->calibration_id() : "", p.source};
   return predictors_.emplace(device, std::move(p.predictor)).first->second.get();
@@ -39,7 +49,11 @@ bool DevicePredictions::predicts(const db::MeasurementKey& k) {
 
 std::optional<db::PredictedLatency> DevicePredictions::operator()(const db::MeasurementKey& k) {
   costmodel::Predictor* predictor = load(k.device);
-  if (!predictor) return std::nullopt;
+  if (!predictor) {
+    auto u = unknown_.find(k.device);
+    if (u != unknown_.end()) throw Error(u->second);
+    return std::nullopt;
+  }
   auto m = models_.find(k.model);
   if (m == models_.end()) m = models_.emplace(k.model, model::load_model(k.model)).first;
   model::LayerSpec layer = m->second.layer(model::parse_layer_type(k.layer_type), k.ctx);

@@ -1,7 +1,9 @@
 // Predictions for the database's keys (regress, report --html), from each device's calibrated
 // cost model built from the variant's graph: with --calibration FILE that file, else the
 // database's latest calibration of the device, else the shipped one (cli/calibration_source.h).
-// A device without one gets "no predictor"; predictors and model specs are loaded once.
+// A device with a spec but no calibration gets "no predictor" (compared with its history only);
+// a device name with no spec makes its keys' predictions fail (regress: ERROR, exit 2).
+// Predictors and model specs are loaded once.
 #pragma once
 #include <map>
 #include <memory>
@@ -41,6 +43,7 @@ class DevicePredictions {
   std::map<std::string, model::ModelSpec> models_;
   std::map<std::string, std::pair<std::string, std::string>> sources_;
   std::map<std::string, std::optional<std::vector<std::string>>> boundaries_;  // per device; nullopt: no spec
+  std::map<std::string, std::string> unknown_;  // device without a spec -> why its keys cannot be predicted
 };
 
 }  // namespace layoutx::cli

@@ -269,7 +269,8 @@ std::string render_html_report(const HtmlReportInput& in) {
          (r.predicted ? fixed(r.predicted->ms, 3) + " [" + fixed(r.predicted->low_ms, 3) + ", " +
                             fixed(r.predicted->high_ms, 3) + "]"
                       : "-") +
-         "</td><td>" + html_escape(r.prediction_status) + "</td><td" + (r.regression ? " class=\"reg\">REGRESSION" : ">ok") +
+         "</td><td>" + html_escape(r.prediction_status) + "</td><td" + (r.regression || r.prediction_failed ? " class=\"reg\">" : ">") +
+         db::verdict(r) +
          "</td></tr>\n";
   }
   h += "</table>\n";

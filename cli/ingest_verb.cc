@@ -3,6 +3,7 @@
 // A file already ingested (same SHA-256) is skipped and said so; a malformed file is rejected
 // with file:line and leaves the database untouched; the other files still go in, and the verb
 // then fails (exit 2) naming every rejected file.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -32,6 +33,20 @@ struct IngestArgs {
   bool json = false;
 };
 
+// A device name with no spec is stored (the database may hold any device; an exported bundle's
+// device file may live elsewhere), but nothing can predict its timings: said at once, since
+// `regress` reports those keys as errors.
+void no_spec_warning(db::IngestResult& r) {
+  if (r.skipped || r.device.empty()) return;
+  const auto known = costmodel::known_devices();
+  if (std::find(known.begin(), known.end(), r.device) != known.end()) return;
+  std::string list;
+  for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+  r.warnings.push_back(r.path + ": device: '" + r.device + "' has no device spec (known: " + list +
+                       "); stored, but its timings cannot be predicted: `regress` reports them as errors until configs/devices/" +
+                       r.device + ".yaml exists");
+}
+
 }  // namespace
 
 void add_ingest_verb(CLI::App& app) {
@@ -48,6 +63,9 @@ void add_ingest_verb(CLI::App& app) {
   sub->add_option("--precision", args->context.precision, "precision of the profiled graph (overrides the variant's)")->check(precision_name());
   sub->add_option("--model", args->context.model, "model name")->capture_default_str();
   sub->add_option("--format", args->format, "auto|yaml|csv|qnn-csv|aihub-json|ort-json")->capture_default_str();
+  sub->add_flag("--replace", args->context.replace,
+                "a file already ingested under other --device/--model/--variant/--layer/--ctx: delete its run and "
+                "store it again with these (without it such a file is refused)");
   sub->add_option("--notes", args->context.notes, "free text kept with each run");
   sub->add_option("--db", args->db, "database file (default: $XDG_DATA_HOME/layoutx/layoutx.db)")->check(output_database());
   sub->callback([args, sub] {
@@ -72,6 +90,7 @@ void add_ingest_verb(CLI::App& app) {
     for (const auto& f : args->files) {
       try {
         done.push_back(db::ingest_file(*conn, f, ctx));
+        no_spec_warning(done.back());
       } catch (const Error& e) {
         rejected.add(e.what());
       }
@@ -94,6 +113,8 @@ void add_ingest_verb(CLI::App& app) {
         w.field("format", db::to_string(r.format));
         w.field("boundary", r.boundary);
         w.field("skipped", r.skipped);
+        w.key("replaced_run");
+        r.replaced_run ? w.value(r.replaced_run) : w.null();
         w.field("run_id", r.run_id);
         w.field("layer_measurements", static_cast<int64_t>(r.layers));
         w.field("op_measurements", static_cast<int64_t>(r.ops));
@@ -115,6 +136,7 @@ void add_ingest_verb(CLI::App& app) {
         }
         std::cout << "ingested " << r.path << ": run " << r.run_id << ", " << db::to_string(r.format) << ", boundary "
                   << r.boundary << ", " << r.layers << " layer / " << r.ops << " op measurements";
+        if (r.replaced_run) std::cout << " (replaces run " << r.replaced_run << ")";
         if (r.shares) std::cout << ", " << r.shares << " op shares";
         if (r.compiles) std::cout << ", " << r.compiles << " compile outcomes";
         std::cout << "\n";

@@ -13,7 +13,9 @@
 #include "cli/output_flags.h"
 #include "cli/json_flag.h"
 #include "cli/verbs.h"
+#include "db/dialect.h"
 #include "db/ingest.h"
+#include "db/ingest_checks.h"
 #include "db/schema.h"
 #include "costmodel/device_spec.h"
 #include "emit/bundle.h"
@@ -50,10 +52,22 @@ struct MeasureArgs {
   std::string device = "onnxruntime-cpu";
 };
 
+// Before the run: the database stores timings of shipped models only (ingest's rule,
+// db/ingest_checks.h), so a timing of another model would be refused after minutes of runs.
+void require_storable_model(const std::string& name) {
+  const std::vector<std::string> known = db::known_model_names();
+  if (std::find(known.begin(), known.end(), name) != known.end()) return;
+  std::string list;
+  for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+  throw Error("--model: the database stores timings of shipped models only and '" + name + "' is not one (known: " + list +
+              "); give --no-ingest to time it without storing");
+}
+
 // --loop: measure a set of variants, calibrate on a subset, predict the rest (explorer/cpu_loop.h).
 void run_loop(const MeasureArgs& a) {
   // 1. The model, the CPU's device spec, the points (calibration subset and held-out).
   auto r = a.layer.resolve();
+  if (!a.no_ingest) require_storable_model(r.model.name);
   auto dev = costmodel::load_device_named(a.device);
   auto points = explorer::default_loop_points(a.layer.ctx);
   // 2. The database, then the device check: it must time layers as ONNX Runtime's profile does.
@@ -175,10 +189,20 @@ void add_measure_verb(CLI::App& app) {
       run_loop(*a);
       return;
     }
+    // 0. Before the run: a database that exists, or a PostgreSQL server, is opened now, so a file
+    //    that is not a database or a server that refuses fails before minutes of ORT runs; a new
+    //    SQLite file is created only when there is a profile to put in it (step 5).
+    std::unique_ptr<db::Connection> conn;
+    if (!a->no_ingest) {
+      const std::string target = a->db.empty() ? db::default_db_path() : a->db;
+      std::error_code ec;
+      if (db::is_postgres_target(target) || fs::exists(target, ec)) conn = db::open_database(a->db);
+    }
     // 1. The device (this CPU's spec), the variant and its graph.
     const auto dev = costmodel::load_device_named(a->device);
     emit::check_ort_device(dev);
     auto r = a->layer.resolve();
+    if (!a->no_ingest) require_storable_model(r.model.name);
     model::check_tensor_budget(r.layer, "measure");
     auto g = model::build_layer_graph(r.layer, r.variant);
     // 2. Emit the ONNX (seeded weights), checked.
@@ -201,7 +225,7 @@ void add_measure_verb(CLI::App& app) {
     // 5. Ingest the ORT profile (timed runs only) as the device.
     std::optional<db::IngestResult> ing;
     if (!a->no_ingest && !res.profile_path.empty()) {
-      auto conn = db::open_database(a->db);
+      if (!conn) conn = db::open_database(a->db);
       db::IngestContext ctx;
       ctx.device = dev.name;
       ctx.variant = g.variant.key(model::AxisScope(g.layer));

@@ -75,6 +75,12 @@ std::string hypotheses_told_apart(const costmodel::Predictor& pr, const PlannedM
          fmt(observed(*hi)) + what + ")";
 }
 
+// A planned measurement's variant, named relative to its model (the layer's own activation).
+std::string model_name(const model::Variant& v, const model::LayerSpec& layer) {
+  const model::AxisScope scope(layer);
+  return short_name(v, &scope);
+}
+
 // What a measurement settles, in words.
 std::string settles(const PlannedMeasurement& m) {
   if (m.kind == PlannedMeasurement::Kind::kCompileOnly)
@@ -87,14 +93,14 @@ std::string settles(const PlannedMeasurement& m) {
                                : "";
   if (!m.current || !m.alternative || m.p_choice_changes < 0.005)
     return pins + "no decision is likely to change (P < 0.005): it would only sharpen intervals";
-  return pins + m.decision + ": " + short_name(*m.current) + " or " + short_name(*m.alternative) + " (P it changes to " +
-         short_name(*m.alternative) + " = " + fmt(m.p_alternative, 2) + ")";
+  return pins + m.decision + ": " + model_name(*m.current, m.layer) + " or " + model_name(*m.alternative, m.layer) + " (P it changes to " +
+         model_name(*m.alternative, m.layer) + " = " + fmt(m.p_alternative, 2) + ")";
 }
 
 std::string slug(const PlannedMeasurement& m, size_t rank) {
   char n[24];
   std::snprintf(n, sizeof n, "%02zu", rank + 1);
-  std::string name = short_name(m.variant);
+  std::string name = model_name(m.variant, m.layer);
   for (char& c : name)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return std::string(n) + "-" + to_string(m.kind) + "-" + model::to_string(m.layer.type) + "-" + name;
@@ -181,7 +187,7 @@ void print_json(const NextArgs& args, const Planned& r, const costmodel::Predict
     w.field("rank", static_cast<int64_t>(i + 1));
     w.field("kind", to_string(t.kind));
     w.field("variant_key", t.variant.key());
-    w.field("name", short_name(t.variant));
+    w.field("name", model_name(t.variant, t.layer));
     w.field("layer", model::to_string(t.layer.type));
     w.field("ctx", t.ctx);
     w.field("predicted_ms", t.predicted_ms);
@@ -211,7 +217,7 @@ void print_text(const NextArgs& args, const Planned& r, const costmodel::Predict
   Table t({"#", "kind", "layer", "ctx", "variant", "predicted ms", "value ms/step", "P(change)", "settles"});
   for (size_t i = 0; i < top.size(); ++i)
     t.add({std::to_string(i + 1), to_string(top[i].kind), model::to_string(top[i].layer.type),
-           std::to_string(top[i].ctx), short_name(top[i].variant), fmt(top[i].predicted_ms),
+           std::to_string(top[i].ctx), model_name(top[i].variant, top[i].layer), fmt(top[i].predicted_ms),
            fmt(top[i].value_ms, 4), fmt(top[i].p_choice_changes, 2), settles(top[i]) + told[i]});
   t.print(std::cout);
   if (folder) {

@@ -4,6 +4,7 @@
 // 2 error. --plot: predicted vs measured, and each key's history (gnuplot).
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "cli/plot.h"
@@ -36,35 +37,62 @@ struct RegressArgs {
   std::string plot;
 };
 
-// A variant as the nearest preset plus the axes that differ from it, then the precision:
-// "roll/fp16", "score-join+gelu=tanh/fp16".
-std::string variant_label(const std::string& key) {
-  model::Variant v = model::parse_variant(key);
-  return model::design_space().display_name(v) + "/" + model::to_string(v.precision());
+// Each model's axis scope (its own GELU...), so names are the model's: a tanh-GELU model's ring
+// is "ring"; nullopt when its config is gone (then the design-space table's defaults).
+using Scopes = std::map<std::string, std::optional<model::AxisScope>>;
+Scopes scopes_of(const db::RegressResult& r) {
+  Scopes s;
+  for (const auto& row : r.rows) {
+    if (s.count(row.key.model)) continue;
+    try {
+      s[row.key.model] = model::AxisScope(model::load_model(row.key.model));
+    } catch (const Error&) {
+      s[row.key.model] = std::nullopt;
+    }
+  }
+  return s;
 }
 
-std::string short_key(const db::MeasurementKey& k) {
-  return variant_label(k.variant_key) + " " + k.layer_type + " ctx " + std::to_string(k.ctx);
+// A variant as the nearest preset plus the axes that differ from it (relative to the model),
+// then the precision: "roll/fp16", "score-join+gelu=tanh/fp16" (Spark).
+std::string variant_label(const db::MeasurementKey& k, const Scopes& scopes) {
+  auto it = scopes.find(k.model);
+  const model::AxisScope* scope = it != scopes.end() && it->second ? &*it->second : nullptr;
+  model::Variant v = model::parse_variant(k.variant_key);
+  if (scope) {
+    try {
+      v = model::parse_variant(k.variant_key, {}, *scope);
+    } catch (const Error&) {
+      scope = nullptr;  // a key the model's axes do not take: named by the table's defaults
+    }
+  }
+  return model::design_space().display_name(v, scope) + "/" + model::to_string(v.precision());
+}
+
+std::string short_key(const db::MeasurementKey& k, const Scopes& scopes) {
+  return variant_label(k, scopes) + " " + k.layer_type + " ctx " + std::to_string(k.ctx);
 }
 
 std::string pct(double v) { return (v >= 0 ? "+" : "") + fmt(100.0 * v, 1) + "%"; }
 
-void print_table(const db::RegressResult& r, double tolerance, const DevicePredictions& predictions) {
+void print_table(const db::RegressResult& r, double tolerance, const DevicePredictions& predictions, const Scopes& scopes) {
   Table t({"device", "model", "variant", "layer", "ctx", "boundary", "n", "latest ms", "previous ms", "change",
            "predicted ms", "interval", "vs prediction", "verdict"});
   for (const auto& row : r.rows) {
     const auto& k = row.key;
-    t.add({k.device, k.model, variant_label(k.variant_key), k.layer_type, std::to_string(k.ctx), k.boundary, std::to_string(row.history_ms.size()),
+    t.add({k.device, k.model, variant_label(k, scopes), k.layer_type, std::to_string(k.ctx), k.boundary, std::to_string(row.history_ms.size()),
            fmt(row.latest_ms, 3), row.previous_ms ? fmt(*row.previous_ms, 3) : "-", row.change ? pct(*row.change) : "-",
            row.predicted ? fmt(row.predicted->ms, 3) : "-",
            row.predicted ? "[" + fmt(row.predicted->low_ms, 3) + ", " + fmt(row.predicted->high_ms, 3) + "]" : "-",
-           row.prediction_status, row.regression ? "REGRESSION" : "ok"});
+           row.prediction_failed ? std::string("prediction failed") : row.prediction_status, db::verdict(row)});
   }
   t.print(std::cout);
   int n = 0;
   for (const auto& row : r.rows) n += row.regression;
   std::cout << "\n" << r.rows.size() << " keys, " << n << " regressed (tolerance " << fmt(100.0 * tolerance, 1)
-            << "% against the previous measurement; above the prediction interval)\n";
+            << "% against the previous measurement; above the prediction interval)";
+  if (r.prediction_failures) std::cout << ", " << r.prediction_failures << " not predicted (ERROR)";
+  std::cout << "\n";
   for (const auto& [device, src] : predictions.sources())
     std::cout << device << ": " << (src.first.empty() ? src.second : "calibration " + src.first + " (" + src.second + ")")
               << "\n";
@@ -113,6 +141,7 @@ void print_json(const db::RegressResult& r, const RegressArgs& a, const DevicePr
       w.null();
     }
     w.field("prediction_status", row.prediction_status);
+    w.field("prediction_failed", row.prediction_failed);
     w.field("regression", row.regression);
     w.end_object();
   }
@@ -122,7 +151,7 @@ void print_json(const db::RegressResult& r, const RegressArgs& a, const DevicePr
 
 // Two panels: predicted vs measured (with the interval, y = x for reference), and each key's
 // measurements in ingest order.
-void plot(const db::RegressResult& r, const std::string& png) {
+void plot(const db::RegressResult& r, const std::string& png, const Scopes& scopes) {
   const std::string pred = "pred.dat", hist = "hist.dat";  // in plot_to_png's scratch folder
   double hi = 0;
   int npred = 0;
@@ -131,11 +160,11 @@ void plot(const db::RegressResult& r, const std::string& png) {
     for (const auto& row : r.rows) {
       if (row.predicted) {
         p << row.predicted->ms << ' ' << row.latest_ms << ' ' << row.predicted->low_ms << ' ' << row.predicted->high_ms
-          << " \"" << short_key(row.key) << "\"\n";
+          << " \"" << short_key(row.key, scopes) << "\"\n";
         hi = std::max({hi, row.predicted->high_ms, row.latest_ms});
         ++npred;
       }
-      h << "\"" << short_key(row.key) << " (" << row.key.boundary << ")\"\n";
+      h << "\"" << short_key(row.key, scopes) << " (" << row.key.boundary << ")\"\n";
       for (size_t i = 0; i < row.history_ms.size(); ++i) h << i + 1 << ' ' << row.history_ms[i] << '\n';
       h << "\n\n";
     }
@@ -192,10 +221,27 @@ void add_regress_verb(CLI::App& app) {
       if (args->query.device.empty() || d == args->query.device) predictions.load(d);
     db::RegressResult r = db::regress(*conn, opt, std::ref(predictions));
     // 4. Print; plot if asked.
+    const Scopes scopes = scopes_of(r);
     if (args->json) print_json(r, *args, predictions);
-    else print_table(r, args->tolerance, predictions);
-    if (!args->plot.empty()) plot(r, args->plot);
-    // 5. The exit status a CI job gates on.
+    else print_table(r, args->tolerance, predictions, scopes);
+    if (!args->plot.empty()) plot(r, args->plot, scopes);
+    // 5. The exit status a CI job gates on: a key whose prediction failed was not checked, so
+    //    the gate cannot pass it (exit 2, after the table, naming every such key).
+    if (r.prediction_failures) {
+      std::map<std::string, std::pair<int, std::string>> by_reason;  // message -> (keys, the first key)
+      for (const auto& row : r.rows) {
+        if (!row.prediction_failed) continue;
+        auto& [n, first] = by_reason[row.prediction_status.substr(std::string("prediction failed: ").size())];
+        if (n++ == 0)
+          first = row.key.device + " " + row.key.model + " " + variant_label(row.key, scopes) + " " + row.key.layer_type +
+                  " ctx " + std::to_string(row.key.ctx);
+      }
+      ErrorList failed;
+      for (const auto& [why, what] : by_reason)
+        failed.add("regress: " + std::to_string(what.first) + (what.first == 1 ? " key" : " keys") +
+                   " not predicted, so not checked (first: " + what.second + "): " + why);
+      failed.throw_if_any();
+    }
     if (r.any_regression) verb_exit_status() = 1;
   });
 }

@@ -148,10 +148,11 @@ HtmlReportInput html_input(db::Connection& conn, const ReportArgs& a, std::vecto
         d.precision = model::to_string(p);
         d.layer = model::to_string(c.layer);
         d.ctx = a.decision_ctx;
-        d.chosen = short_name(c.chosen.eval.variant);
+        const model::AxisScope scope(m);
+        d.chosen = short_name(c.chosen.eval.variant, &scope);
         d.chosen_ms = c.chosen.eval.prediction.latency_ms;
         if (c.runner_up) {
-          d.runner_up = short_name(c.runner_up->eval.variant);
+          d.runner_up = short_name(c.runner_up->eval.variant, &scope);
           d.runner_up_ms = c.runner_up->eval.prediction.latency_ms;
         }
         d.margin_ms = c.margin_ms;

@@ -35,11 +35,11 @@ std::string out_path(const std::string& pattern, int ctx) {
   return p;
 }
 
-void print_candidates(const explorer::Choice& c) {
+void print_candidates(const explorer::Choice& c, const model::AxisScope& scope) {
   Table t({"candidate", "ms", "interval", "compiles", "fidelity", "changes", "P(faster)", "excluded because"});
   for (const auto& k : c.candidates) {
     const auto& p = k.eval.prediction;
-    t.add({short_name(k.eval.variant), fmt(p.latency_ms), "[" + fmt(p.low_ms) + ", " + fmt(p.high_ms) + "]",
+    t.add({short_name(k.eval.variant, &scope), fmt(p.latency_ms), "[" + fmt(p.low_ms) + ", " + fmt(p.high_ms) + "]",
            costmodel::to_string(p.legality.compiles), k.eval.snr_db ? fmt(*k.eval.snr_db, 1) : "-",
            std::to_string(k.axis_changes), fmt(k.p_faster_than_chosen, 2), k.excluded_why});
   }
@@ -95,12 +95,13 @@ void print_text(const SelectArgs& a, const Answered& r) {
   std::cout << "fidelity: " << a.fidelity.describe(r.fidelity) << "\n";
   for (size_t i = 0; i < r.answers.size(); ++i) {
     std::cout << "\nctx " << r.answers[i].ctx << "\n";
-    print_choices_table(std::cout, r.answers[i]);
+    const model::AxisScope scope(r.model);
+    print_choices_table(std::cout, r.answers[i], &scope);
     if (auto note = explorer::fidelity_skip_note(r.model, r.answers[i].ctx, r.fidelity); !note.empty()) std::cout << "  " << note << "\n";
     print_comparison_line(std::cout, r.answers[i].comparison);
     print_whole_step_line(std::cout, r.answers[i].whole);
     if (a.candidates)
-      for (const auto& c : r.answers[i].choices) print_candidates(c);
+      for (const auto& c : r.answers[i].choices) print_candidates(c, scope);
     if (i < r.written.size()) std::cout << "wrote " << r.written[i] << "\n";
   }
 }

@@ -77,7 +77,8 @@ void one_context(const StepArgs& args, explorer::Evaluator& ev, const model::Mod
   for (const auto& [type, v] : a) {
     if (!c.step.layers.count(type)) continue;
     int n = c.step.layers.at(type);
-    t.add({model::to_string(type), std::to_string(n), short_name(v), fmt(c.step.per_layer_ms.at(type)),
+    const model::AxisScope scope(m);
+    t.add({model::to_string(type), std::to_string(n), short_name(v, &scope), fmt(c.step.per_layer_ms.at(type)),
            fmt(n * c.step.per_layer_ms.at(type))});
   }
   t.print(std::cout);

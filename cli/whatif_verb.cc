@@ -97,8 +97,9 @@ void print_text(const WhatifArgs& args, const Scenario& cur, const Scenario& q, 
     auto n = [&](const Scenario& s) {
       return s.answer.comparison.step.layers.count(type) ? std::to_string(s.answer.comparison.step.layers.at(type)) : "0";
     };
-    t.add({model::to_string(type), a ? short_name(a->chosen.eval.variant) : "-",
-           a ? fmt(a->chosen.eval.prediction.latency_ms) : "-", n(cur), b ? short_name(b->chosen.eval.variant) : "-",
+    const model::AxisScope cur_scope(cur.model), q_scope(q.model);
+    t.add({model::to_string(type), a ? short_name(a->chosen.eval.variant, &cur_scope) : "-",
+           a ? fmt(a->chosen.eval.prediction.latency_ms) : "-", n(cur), b ? short_name(b->chosen.eval.variant, &q_scope) : "-",
            b ? fmt(b->chosen.eval.prediction.latency_ms) : "-", n(q),
            a && b ? fmt(b->chosen.eval.prediction.latency_ms - a->chosen.eval.prediction.latency_ms) : "-"});
   }
@@ -116,9 +117,11 @@ void print_text(const WhatifArgs& args, const Scenario& cur, const Scenario& q, 
   std::cout << "\n";
   s.print(std::cout);
   // A question that lets untested conversions win says which of its choices are untested.
+  const model::AxisScope question_scope(q.model);
   for (const auto& c : q.answer.choices)
     if (c.chose_untested)
-      std::cout << "question's " << model::to_string(c.layer) << " choice " << short_name(c.chosen.eval.variant)
+      std::cout << "question's " << model::to_string(c.layer) << " choice "
+                << short_name(c.chosen.eval.variant, &question_scope)
                 << " is untested: compiles " << costmodel::to_string(c.chosen.eval.prediction.legality.compiles)
                 << (c.chosen.eval.prediction.legality.reasons.empty() ? "" : "; " + c.chosen.eval.prediction.legality.reasons[0])
                 << "\n";

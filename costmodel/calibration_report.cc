@@ -12,6 +12,13 @@ namespace layoutx::costmodel {
 
 namespace {
 
+// The lower end of a latency's 90% interval, mean - half, clamped at 0 ms: a latency is never
+// negative, and with few timings a held-out prediction's normal interval can reach far below
+// zero ("[-327, 331] ms"). Clamped, not made log-normal, so the interval's upper end and the
+// coverage figures (|predicted - measured| <= half) stay those of the normal interval the fit
+// assumes, as the predictors' own intervals do (op_level_predictor.cc, hypothesis_predictor.cc).
+double latency_low(double mean, double half) { return std::max(0.0, mean - half); }
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -204,7 +211,7 @@ ReplayReport replay(const HypothesisSet& set, const std::vector<MeasurementRecor
     }
     const Mixture m = mix(r.weights, mu, sd);
     const MeasurementRecord& rec = records[targets[t]];
-    r.rows.push_back({rec.id, rec.ms, m.mean, m.mean - kZ90 * m.sd, m.mean + kZ90 * m.sd});
+    r.rows.push_back({rec.id, rec.ms, m.mean, latency_low(m.mean, kZ90 * m.sd), m.mean + kZ90 * m.sd});
   }
   for (size_t p = 0; p < pairs.size(); ++p) {
     const auto& [ia, ib, what] = pairs[p];
@@ -274,7 +281,7 @@ CalibrationReport calibration_report(const HypothesisSet& set, const std::vector
   rep.loo_ms = mean;
   rep.group_loo_ms = gmean;
   for (size_t i = 0; i < mean.size(); ++i) {
-    rep.loo_low_ms.push_back(mean[i] - kZ90 * sd[i]);
+    rep.loo_low_ms.push_back(latency_low(mean[i], kZ90 * sd[i]));
     rep.loo_high_ms.push_back(mean[i] + kZ90 * sd[i]);
   }
   // The replay: one step per export after the first the records name.

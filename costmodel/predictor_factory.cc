@@ -7,6 +7,7 @@
 #include "costmodel/hypothesis_fit.h"
 #include "costmodel/hypothesis_predictor.h"
 #include "costmodel/op_level_predictor.h"
+#include "costmodel/save_advice.h"
 #include "support/error.h"
 #include "support/paths.h"
 
@@ -62,7 +63,7 @@ std::unique_ptr<OpLevelPredictor> load_shipped_predictor(const DeviceSpec& devic
                                   data_path, device);
     if (!f.fresh) {
       if (!f.why.empty())
-        log << "layoutx: " << cal_path << ": " << f.why << "; refitting in memory (run `layoutx calibrate --update-shipped` to save)\n";
+        log << "layoutx: " << cal_path << ": " << f.why << "; refitting in memory (" << save_advice(device) << ")\n";
       cal = calibrate(f.records, device, {files.measurements}).calibration;
       if (refitted) *refitted = true;
     }
@@ -95,7 +96,8 @@ std::unique_ptr<HypothesisPredictor> load_shipped_hypothesis_predictor(const Dev
     if (!f.fresh) throw Error(index_path + ": " + f.why);
     return p;
   } catch (const Error& e) {
-    log << "layoutx: hypothesis calibration unusable (" << e.what() << "); refitting in memory (run `layoutx calibrate --update-shipped` to save)\n";
+    log << "layoutx: hypothesis calibration unusable (" << e.what() << "); refitting in memory (" << save_advice(device)
+        << ")\n";
   }
   std::vector<MeasurementRecord> records = load_measurements_text(data_bytes, data_path);
   if (refitted) *refitted = true;

@@ -1,5 +1,6 @@
 #include "db/ingest.h"
 
+#include <algorithm>
 #include <ctime>
 #include <fstream>
 #include <map>
@@ -31,6 +32,31 @@ std::string context_variant_key(const IngestContext& ctx, const std::string& nam
 }
 
 std::string precision_of_key(const std::string& key) { return model::to_string(model::parse_variant(key).precision()); }
+
+// One stored layer row as a line: what a re-ingest under other flags would change.
+std::string record_text(const std::string& device, const std::string& model, const std::string& key,
+                        const std::string& layer, int64_t ctx) {
+  return "device " + device + ", model " + model + ", layer " + layer + ", ctx " + std::to_string(ctx) + ", variant " + key;
+}
+
+// The layer rows of run `run` as record_text lines, sorted.
+std::vector<std::string> stored_records(Connection& c, int64_t run) {
+  auto q = c.prepare("SELECT d.name, m.name, v.key, l.layer_type, l.ctx FROM layer_measurements l "
+                     "JOIN devices d ON d.id = l.device_id JOIN models m ON m.id = l.model_id "
+                     "JOIN variants v ON v.id = l.variant_id WHERE l.run_id = ?1");
+  q.bind(1, run);
+  std::vector<std::string> out;
+  while (q.step()) out.push_back(record_text(q.text(0), q.text(1), q.text(2), q.text(3), q.int64(4)));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Deletes run `run` and every row it added (children first: PostgreSQL and SQLite alike).
+void delete_run(Connection& c, int64_t run) {
+  for (const char* table : {"op_measurements", "op_shares", "compile_outcomes", "layer_measurements"})
+    c.prepare(std::string("DELETE FROM ") + table + " WHERE run_id = ?1").bind(1, run).run();
+  c.prepare("DELETE FROM measurement_runs WHERE id = ?1").bind(1, run).run();
+}
 
 }  // namespace
 
@@ -89,6 +115,7 @@ IngestResult store_profile(Connection& c, const Profile& p, const std::string& n
     throw Error(name + ": the file is for device \"" + p.device + "\" but --device says \"" + ctx.device + "\"");
   const std::string device = ctx.device.empty() ? p.device : ctx.device;
   if (device.empty()) throw Error(name + ": give --device (our device id, e.g. galaxy-s25)");
+  res.device = device;
   // Validate the context the one-graph formats need before writing anything.
   const bool one_graph = p.format == Format::kQnnCsv || p.format == Format::kAihubJson || p.format == Format::kOrtJson;
   std::string ctx_key;
@@ -104,15 +131,44 @@ IngestResult store_profile(Connection& c, const Profile& p, const std::string& n
     to_check.push_back({l.model.empty() ? ctx.model : l.model, l.layer_type.empty() ? ctx.layer : l.layer_type,
                         l.cache_entries, l.ms, l.line, l.ctx ? l.ctx : ctx.ctx});
   check_layer_rows(to_check, name);
+  // The records as this command line would store them (compared with a stored run of the same file).
+  std::vector<std::string> wanted;
+  for (const auto& l : p.layers) {
+    const std::string key = l.variant_key.empty() ? ctx_key : l.variant_key;
+    const std::optional<int> lctx = l.ctx ? l.ctx : ctx.ctx;
+    if (!key.empty() && lctx)
+      wanted.push_back(record_text(device, l.model.empty() ? ctx.model : l.model, model::parse_variant(key).key(),
+                                   l.layer_type.empty() ? ctx.layer : l.layer_type, *lctx));
+  }
+  std::sort(wanted.begin(), wanted.end());
   // 1. One transaction; the write lock is taken up front.
   Transaction tx(c);
-  // 2. Idempotence: the same content was ingested before.
+  // 2. Idempotence: the same content was ingested before. Stored as this command line says:
+  //    skipped. Stored otherwise (another --layer/--ctx/--variant/--device): the stored record
+  //    keeps what it was stored with, so the command cannot do what it asks: refused, unless
+  //    --replace (the old run goes, the file is stored again, in this transaction).
   auto seen = c.prepare("SELECT id FROM measurement_runs WHERE content_hash = ?1");
   seen.bind(1, hash);
   if (seen.step()) {
-    res.skipped = true;
-    res.run_id = seen.int64(0);
-    return res;  // the transaction rolls back; nothing was written
+    const int64_t old_run = seen.int64(0);
+    seen.reset();
+    const std::vector<std::string> stored = stored_records(c, old_run);
+    if (stored == wanted && !ctx.replace) {
+      res.skipped = true;
+      res.run_id = old_run;
+      return res;  // the transaction rolls back; nothing was written
+    }
+    if (!ctx.replace) {
+      size_t i = 0;
+      while (i < stored.size() && i < wanted.size() && stored[i] == wanted[i]) ++i;
+      throw Error(name + ": already ingested as run " + std::to_string(old_run) + " (same SHA-256 " + hash.substr(0, 12) +
+                  ") with other flags; the stored record keeps " + (i < stored.size() ? stored[i] : "no such row") +
+                  ", not " + (i < wanted.size() ? wanted[i] : "no such row") +
+                  " as this command line says; give --replace to delete run " + std::to_string(old_run) +
+                  " and store the file again with these flags (nothing was written)");
+    }
+    delete_run(c, old_run);
+    res.replaced_run = old_run;
   }
   // 3. The run.
   int64_t dev = device_id(c, device, p.device_description);

@@ -21,6 +21,10 @@ struct IngestContext {
   std::string model = "spark-x2.5-1.7b";
   std::optional<Format> format;        // unset: detect
   std::string notes;
+  // A file already ingested (same SHA-256) whose records this command line would store under
+  // another device/model/variant/layer/ctx: false refuses it (Error naming the stored record and
+  // --replace), true deletes the stored run and stores the file again, in one transaction.
+  bool replace = false;
 };
 
 struct IngestResult {
@@ -28,7 +32,9 @@ struct IngestResult {
   std::string hash;
   Format format = Format::kYaml;
   std::string boundary;
-  bool skipped = false;       // the same content was ingested before
+  bool skipped = false;       // the same content was ingested before, stored as this command line says
+  int64_t replaced_run = 0;   // with IngestContext::replace: the run deleted (0: none)
+  std::string device;         // the device the records are (or were) stored under
   int64_t run_id = 0;         // the new run, or the existing one when skipped
   size_t layers = 0, ops = 0, shares = 0, compiles = 0;
   std::vector<std::string> warnings;  // the parser's (Profile::warnings)

@@ -57,6 +57,8 @@ RegressResult regress(Connection& c, const RegressOptions& opt, const PredictFn&
       else r.prediction_status = "within interval";
     } catch (const Error& e) {
       r.prediction_status = std::string("prediction failed: ") + e.what();
+      r.prediction_failed = true;
+      ++out.prediction_failures;
     }
     r.regression = r.slower_than_previous || r.prediction_status == "slower than predicted";
     out.any_regression = out.any_regression || r.regression;

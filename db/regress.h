@@ -41,7 +41,16 @@ struct RegressRow {
   // or "prediction failed: <message>".
   std::string prediction_status;
   bool regression = false;         // slower than previous by > tolerance, or above the interval
+  // The predictor threw (e.g. a model config or device spec the database names no longer
+  // exists): the key could not be checked, so it is never "ok" (regress exits 2).
+  bool prediction_failed = false;
 };
+
+// A row's verdict in words: "REGRESSION", "ERROR" (its prediction failed: not checked), or "ok".
+inline const char* verdict(const RegressRow& row) {
+  if (row.regression) return "REGRESSION";
+  return row.prediction_failed ? "ERROR" : "ok";
+}
 
 struct RegressOptions {
   std::string device;        // "" = every device
@@ -59,6 +68,7 @@ struct RegressOptions {
 struct RegressResult {
   std::vector<RegressRow> rows;
   bool any_regression = false;
+  int prediction_failures = 0;  // rows with prediction_failed
 };
 
 RegressResult regress(Connection& c, const RegressOptions& opt, const PredictFn& predict);

@@ -9,9 +9,14 @@ namespace layoutx {
 // A user-facing error. The message already names the file, the line or key, and what is
 // wrong (e.g. "configs/models/x.yaml:12:5: window: must be a positive integer, got -3").
 // Several problems found in one pass are joined with newlines.
+// Control characters from the input (a NUL or BEL byte in a CSV field or a YAML scalar) are
+// spelled out ("\\0", "\\x07"): what() is a C string, so a raw NUL cut the message there (on
+// stderr and in Python's layoutx.Error), and raw control bytes garble a terminal.
 class Error : public std::runtime_error {
  public:
-  explicit Error(const std::string& message) : std::runtime_error(message) {}
+  explicit Error(const std::string& message) : std::runtime_error(visible_text(message)) {}
+  // `text` with every control character but newline and tab, and DEL, as an escape.
+  static std::string visible_text(const std::string& text);
 };
 
 // Collects every problem of one validation pass, then throws them together (ZigZag style:

@@ -133,6 +133,65 @@ TEST_F(DbLoop, IngestRefusesImpossibleRowsNamingFileAndRow) {
                  "m.csv:2: model: unknown model 'nope' (known: gemma-3-1b, spark-x2.5-1.7b, spark-x2.5-4b)");
 }
 
+// A file whose device: has no spec is stored (a database may hold any device, and an exported
+// bundle's device file may live outside configs/), with a warning naming the known devices;
+// regress cannot predict its keys, so it says ERROR on them, never "ok", and exits 2 naming the
+// key and what to do; the other devices still gate. (Before: exit 0, "no predictor ... ok".)
+TEST_F(DbLoop, ADeviceWithoutASpecIsStoredButNeverPassesRegress) {
+  std::string y = bytes(std::string(LAYOUTX_CONFIG_DIR) + "/calibration/spark-s25-measurements.yaml");
+  const std::string from = "\ndevice: galaxy-s25\n";
+  const size_t at = y.find(from);
+  ASSERT_NE(at, std::string::npos);
+  y.replace(at, from.size(), "\ndevice: pixel-9-pro\n");
+  const std::string pixel = write("pixel.yaml", y);
+  Result i = layoutx("ingest " + pixel + " --db " + db_);
+  EXPECT_EQ(i.status, 0) << i.out;
+  EXPECT_TRUE(has(i.out, "warning: " + pixel + ": device: 'pixel-9-pro' has no device spec (known: galaxy-s25, onnxruntime-cpu)"))
+      << i.out;
+  Result r = layoutx("regress --db " + db_);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_FALSE(has(r.out, " ok\n")) << r.out;
+  EXPECT_TRUE(has(r.out, "  prediction failed  ERROR\n")) << r.out;
+  EXPECT_TRUE(has(r.out, "12 keys, 0 regressed (tolerance 3.0% against the previous measurement; above the prediction interval), 12 not predicted (ERROR)"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "regress: 12 keys not predicted, so not checked (first: pixel-9-pro spark-x2.5-1.7b roll/fp16 sliding "
+                         "ctx 4096): no device spec for 'pixel-9-pro' (known: galaxy-s25, onnxruntime-cpu): add "
+                         "configs/devices/pixel-9-pro.yaml")) << r.out;
+  // The HTML report's table says the same.
+  Result h = layoutx("report --db " + db_ + " --html " + (dir_ / "html").string());
+  EXPECT_EQ(h.status, 0) << h.out;
+  const std::string page = bytes(dir_ / "html" / "index.html");
+  EXPECT_TRUE(has(page, " class=\"reg\">ERROR</td>")) << page.substr(0, 2000);
+  EXPECT_FALSE(has(page, ">ok</td>")) << page.substr(0, 2000);
+  // The device with a spec still gates on its own.
+  ingest_shipped();
+  Result g = layoutx("regress --db " + db_ + " --device galaxy-s25");
+  EXPECT_EQ(g.status, 0) << g.out;
+  EXPECT_TRUE(has(g.out, "12 keys, 0 regressed")) << g.out;
+}
+
+// A profile ingested again under another --ctx is refused (exit 2, the stored record and
+// --replace named, the database unchanged); with --replace the old run is replaced and said so.
+TEST_F(DbLoop, ReingestUnderOtherFlagsSaysWhatIsStoredAndReplacesOnlyWhenAsked) {
+  const std::string qnn = std::string(LAYOUTX_TEST_DIR) + "/fixtures/profiles/qnn_roll_sliding_fp16.csv";
+  const std::string base = "ingest " + qnn + " --device galaxy-s25 --variant roll --layer sliding --db " + db_;
+  Result first = layoutx(base + " --ctx 4096");
+  ASSERT_EQ(first.status, 0) << first.out;
+  expect_refused(base + " --ctx 8192",
+                 qnn + ": already ingested as run 1 (same SHA-256 ");
+  expect_refused(base + " --ctx 8192", "the stored record keeps device galaxy-s25, model spark-x2.5-1.7b, layer sliding, ctx 4096");
+  expect_refused(base + " --ctx 8192", "give --replace to delete run 1 and store the file again with these flags");
+  Result same = layoutx(base + " --ctx 4096");
+  EXPECT_EQ(same.status, 0) << same.out;
+  EXPECT_TRUE(has(same.out, "skipped  " + qnn + ": already ingested as run 1")) << same.out;
+  Result rep = layoutx(base + " --ctx 8192 --replace");
+  EXPECT_EQ(rep.status, 0) << rep.out;
+  EXPECT_TRUE(has(rep.out, "(replaces run 1)")) << rep.out;
+  Result reg = layoutx("regress --db " + db_);
+  EXPECT_TRUE(has(reg.out, "sliding  8192")) << reg.out;
+  EXPECT_FALSE(has(reg.out, "sliding  4096")) << reg.out;
+}
+
 TEST_F(DbLoop, CalibrateWritesTheShippedFileOnlyWhenAsked) {
   const std::string shipped = std::string(LAYOUTX_CONFIG_DIR) + "/calibration/galaxy-s25.calibration.yaml";
   const std::string before = bytes(shipped);

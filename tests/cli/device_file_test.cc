@@ -4,6 +4,7 @@
 // device files and unknown names exit 2 naming the file and the key.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -114,6 +115,41 @@ TEST_F(DeviceFile, UpdateShippedWritesTheHypothesesFileTheVerbsThenLoad) {
   Result p = layoutx("predict --device " + device_ + " --layout ring --json");
   ASSERT_EQ(p.status, 0) << p.out;
   EXPECT_TRUE(has(p.out, "\"calibration_source\": \"shipped hypotheses " + hyps + ", 8 kept")) << p.out;
+}
+
+// A renamed copy still naming galaxy-s25's calibration files: the "refitting in memory" line does
+// not advise a plain `--update-shipped` (which would refuse, or save galaxy-s25's): it says the
+// files are galaxy-s25's and to give the copy its own paths; --update-shipped refuses at once
+// with the same words and leaves galaxy-s25's files as they were. (Before: the advice read
+// "run `layoutx calibrate --update-shipped` to save", and the refusal came after the fit.)
+TEST_F(DeviceFile, ACopysSaveAdviceAndUpdateShippedAgree) {
+  Result p = layoutx("predict --device " + device_ + " --layout ring");
+  ASSERT_EQ(p.status, 0) << p.out;
+  EXPECT_FALSE(has(p.out, "(run `layoutx calibrate --update-shipped` to save)")) << p.out;
+  const std::string advice = "is the calibration of 'galaxy-s25', not of 'pixel-test': give " + device_ +
+                             " its own calibration.saved and calibration.hypotheses paths, then run `layoutx calibrate --device " +
+                             device_ + " --update-shipped` to save";
+  EXPECT_TRUE(has(p.out, advice)) << p.out;
+  const std::string shipped = std::string(LAYOUTX_CONFIG_DIR) + "/calibration/galaxy-s25.calibration.yaml";
+  const std::string before = slurp(shipped);
+  const auto t0 = std::chrono::steady_clock::now();
+  Result c = layoutx("calibrate --device " + device_ + " --update-shipped");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(c.status, 2) << c.out;
+  EXPECT_TRUE(has(c.out, "--update-shipped: ")) << c.out;
+  EXPECT_TRUE(has(c.out, advice)) << c.out;
+  EXPECT_FALSE(has(c.out, "leave-one-out")) << c.out;  // refused before the fit, nothing printed
+  EXPECT_LT(seconds, 5.0);
+  EXPECT_EQ(slurp(shipped), before);
+  // Given its own paths, the advice names the copy's device file.
+  const std::string saved = tmp_ / "own.calibration.yaml", hyps = tmp_ / "own.hypotheses.yaml";
+  std::string y = slurp(device_);
+  y = replace_line(y, "  saved: ", "  saved: " + saved);
+  y = replace_line(y, "  hypotheses: ", "  hypotheses: " + hyps);
+  std::ofstream(device_) << y;
+  Result own = layoutx("predict --device " + device_ + " --layout ring");
+  ASSERT_EQ(own.status, 0) << own.out;
+  EXPECT_TRUE(has(own.out, "(run `layoutx calibrate --device " + device_ + " --update-shipped` to save)")) << own.out;
 }
 
 TEST_F(DeviceFile, UnknownNamesAndBadFilesExitTwoNamingTheFileAndKey) {

@@ -83,3 +83,51 @@ TEST(ModelsOwnGelu, StepLayoutRingOnGemmaKeepsTanh) {
 }
 
 }  // namespace
+
+namespace {
+
+// The display names are the model's too: on Gemma (tanh GELU) its own layouts read "roll",
+// "ring", "score-join", never "+gelu=tanh"; the other activation is named "+gelu=erf" where a
+// candidate has it (the explorer's gelu axis, or --set gelu=erf). (Before: select printed
+// "ring+gelu=tanh" for Gemma's own ring, and "score-join" for an erf candidate.)
+TEST(ModelsOwnGelu, SelectWhatifAndStepNameGemmasLayoutsRelativeToItsOwnGelu) {
+  for (const std::string& args : {"select --model " + kGemma + " --no-fidelity --ctx 1024 --candidates",
+                                  "select --model " + kGemma + " --no-fidelity --ctx 1024 --json",
+                                  "whatif --model " + kGemma + " --no-fidelity",
+                                  "step --model " + kGemma + " --ctx 1024"}) {
+    Result r = layoutx(args);
+    ASSERT_EQ(r.status, 0) << args << "\n" << r.out;
+    EXPECT_FALSE(has(r.out, "+gelu=tanh")) << args << "\n" << r.out;  // keys may spell it; names do not
+  }
+  Result j = layoutx("select --model " + kGemma + " --no-fidelity --ctx 1024 --json");
+  EXPECT_TRUE(has(j.out, "\"name\": \"ring\"")) << j.out;
+  // A candidate with the other activation says so (the same graph key as Spark's default).
+  Result c = layoutx("select --model " + kGemma + " --no-fidelity --ctx 1024 --candidates");
+  EXPECT_TRUE(has(c.out, "\nring+gelu=erf ")) << c.out;
+  Result erf = layoutx("step --model " + kGemma + " --ctx 1024 --layout sliding=ring,full=ring --set full.gelu=erf");
+  ASSERT_EQ(erf.status, 0) << erf.out;
+  EXPECT_TRUE(has(erf.out, "\nsliding  22  ring    ")) << erf.out;
+  EXPECT_TRUE(has(erf.out, "\nfull      4  ring+gelu=erf ")) << erf.out;
+  // Spark's names are unchanged: its own GELU is erf, tanh is the other one.
+  Result spark = layoutx("step --ctx 1024 --layout sliding=score-join,full=ring --set sliding.gelu=tanh");
+  ASSERT_EQ(spark.status, 0) << spark.out;
+  EXPECT_TRUE(has(spark.out, "score-join+gelu=tanh")) << spark.out;
+}
+
+// regress names a stored Gemma key by Gemma's own GELU too: a timing of Gemma's ring (key
+// spelling gelu=tanh, as graph and measure write it) is "ring/fp16", not "ring+gelu=tanh/fp16".
+TEST(ModelsOwnGelu, RegressNamesGemmasRowsRelativeToItsOwnGelu) {
+  layoutx::test::TempDir d("own-gelu-regress");
+  const std::string file = d / "gemma.yaml", db = d / "g.db";
+  std::ofstream(file) << "version: 1\nmodel: gemma-3-1b\ndevice: galaxy-s25\nlayer_latency:\n"
+                         "  - {id: g, layer: full, context: 1024, variant: {returns: new_entry, gelu: tanh, precision: fp16}, ms: 0.5}\n";
+  Result i = layoutx("ingest " + file + " --db " + db);
+  ASSERT_EQ(i.status, 0) << i.out;
+  Result r = layoutx("regress --db " + db + " --json");
+  EXPECT_TRUE(has(r.out, "\"variant_key\": \"returns=new_entry,gelu=tanh,precision=fp16\"")) << r.out;
+  Result t = layoutx("regress --db " + db);
+  EXPECT_TRUE(has(t.out, " ring/fp16 ")) << t.out;
+  EXPECT_FALSE(has(t.out, "gelu=tanh")) << t.out;
+}
+
+}  // namespace

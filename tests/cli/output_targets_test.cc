@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -245,6 +246,42 @@ TEST_F(OutputTargets, ABundleAboveTheSizeCapIsRefusedBeforeAnyWrite) {
   EXPECT_TRUE(has(r.err, "above the cap of 2.15 GB")) << r.err;
   EXPECT_TRUE(has(r.err, "give --calibration-samples 3 or fewer")) << r.err;
   EXPECT_TRUE(fs::is_empty(tmp_.path()));
+}
+
+}  // namespace
+
+namespace {
+
+// measure --db: an existing file that is not a database is refused before the graph is emitted
+// and run (not after minutes of ONNX Runtime runs); the file is left as it was. (Before: the
+// database was opened only after the run; without ONNX Runtime the verb failed on that instead,
+// never naming the database.)
+TEST_F(OutputTargets, MeasureOpensAnExistingDatabaseBeforeTheRun) {
+  const fs::path db = tmp_.path() / "notes.db";
+  std::ofstream(db) << "not a database, just notes\n";
+  const Writer& measure = writers()[7];
+  ASSERT_EQ(measure.flag, "--db");
+  CliResult r = run(measure, db);
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, db.string())) << r.err;
+  EXPECT_FALSE(fs::exists(tmp_ / "work")) << "measure worked before refusing its --db";
+  std::ifstream in(db);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "not a database, just notes\n");
+}
+
+// measure of a model the database cannot store (not shipped: ingest refuses it) is refused
+// before the run, naming --model and --no-ingest; nothing is created. (Before: the graph was
+// emitted and run, then the ingest said "unknown model 'numerics-tiny'".)
+TEST_F(OutputTargets, MeasureRefusesAModelTheDatabaseCannotStoreBeforeTheRun) {
+  const fs::path db = tmp_.path() / "new.db";
+  CliResult r = run(writers()[7], db);
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "--model: the database stores timings of shipped models only and 'numerics-tiny' is not one (known: "))
+      << r.err;
+  EXPECT_TRUE(has(r.err, "give --no-ingest")) << r.err;
+  EXPECT_FALSE(fs::exists(tmp_ / "work"));
+  EXPECT_FALSE(fs::exists(db));
 }
 
 }  // namespace

@@ -85,5 +85,31 @@ TEST_F(Replay, RecordsWithoutExportsHaveNoReplay) {
   EXPECT_TRUE(calibration_report(*set_, recs, *dev_).replays.empty());
 }
 
+// Issue #32 item 11: with few timings a held-out prediction's normal 90% interval reached below
+// zero ("[-327, 331] ms" on a renamed device; "[-0.165, 4.634]" here, three of Spark's timings).
+// A latency interval is clamped at 0 ms, for the leave-one-out rows and the replay's alike; the
+// upper end is unchanged.
+TEST(HeldOutIntervals, ALatencyIntervalNeverGoesBelowZero) {
+  const DeviceSpec dev = load_device(kConfigs + "/devices/galaxy-s25.yaml");
+  std::vector<MeasurementRecord> few;
+  for (const MeasurementRecord& r : load_measurements(kConfigs + "/calibration/spark-s25-measurements.yaml"))
+    if (r.kind == MeasurementRecord::Kind::kLayerTime &&
+        (r.id == "sliding-roll-w8a16" || r.id == "full4k-w4a16" || r.id == "sliding-sj-fp16"))
+      few.push_back(r);
+  ASSERT_EQ(few.size(), 3u);
+  const HypothesisSet set = fit_hypotheses(few, dev);
+  const CalibrationReport rep = calibration_report(set, few, dev, {});
+  ASSERT_EQ(rep.loo_low_ms.size(), 3u);
+  bool reached_below_zero = false;
+  for (size_t i = 0; i < rep.loo_low_ms.size(); ++i) {
+    EXPECT_GE(rep.loo_low_ms[i], 0.0) << rep.ids[i];
+    EXPECT_GT(rep.loo_high_ms[i], rep.loo_ms[i]) << rep.ids[i];
+    reached_below_zero = reached_below_zero || 2 * rep.loo_ms[i] - rep.loo_high_ms[i] < 0;  // mean - half
+  }
+  EXPECT_TRUE(reached_below_zero) << "the case no longer reaches below zero: the test checks nothing";
+  ASSERT_FALSE(rep.replays.empty());
+  for (const ReplayRow& row : rep.replays.front().rows) EXPECT_GE(row.low_ms, 0.0) << row.id;
+}
+
 }  // namespace
 }  // namespace layoutx::costmodel

@@ -94,6 +94,47 @@ TEST(Ingest, SameFileTwiceIsSkipped) {
   EXPECT_EQ(test::dump(*c), before);
 }
 
+// The same profile again under another --layer/--ctx/--variant: the stored record keeps what it
+// was stored with, so the call cannot do what it asks: refused (naming the stored record, the
+// one asked for and --replace), the database unchanged. With replace the old run goes and the
+// file is stored under the new context, in one transaction. (Before: skipped as "already
+// ingested", the new flags silently dropped.)
+TEST(Ingest, ReingestUnderOtherFlagsIsRefusedUnlessReplaced) {
+  auto c = open_database(test::temp_path("x.db"));
+  auto first = ingest_file(*c, test::fixture("qnn_roll_sliding_fp16.csv"), graph_context("roll", "sliding", 4096));
+  const std::string before = test::dump(*c);
+  for (const auto& other : {graph_context("roll", "full", 4096), graph_context("roll", "sliding", 8192),
+                            graph_context("ring", "sliding", 4096)}) {
+    try {
+      ingest_file(*c, test::fixture("qnn_roll_sliding_fp16.csv"), other);
+      ADD_FAILURE() << "re-ingest under other flags was not refused";
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), HasSubstr("already ingested as run " + std::to_string(first.run_id)));
+      EXPECT_THAT(e.what(), HasSubstr("the stored record keeps device galaxy-s25, model spark-x2.5-1.7b, layer sliding, ctx 4096"));
+      EXPECT_THAT(e.what(), HasSubstr("give --replace"));
+    }
+    EXPECT_EQ(test::dump(*c), before);
+  }
+  auto full = graph_context("roll", "full", 8192);
+  full.replace = true;
+  auto again = ingest_file(*c, test::fixture("qnn_roll_sliding_fp16.csv"), full);
+  EXPECT_FALSE(again.skipped);
+  EXPECT_EQ(again.replaced_run, first.run_id);
+  EXPECT_EQ(again.ops, first.ops);
+  auto l = c->prepare("SELECT l.layer_type, l.ctx, count(*) FROM layer_measurements l GROUP BY l.layer_type, l.ctx");
+  ASSERT_TRUE(l.step());
+  EXPECT_EQ(l.text(0), "full");
+  EXPECT_EQ(l.int64(1), 8192);
+  EXPECT_EQ(l.int64(2), 1);
+  EXPECT_FALSE(l.step());
+  auto ops = c->prepare("SELECT count(*), count(DISTINCT run_id) FROM op_measurements");
+  ASSERT_TRUE(ops.step());
+  EXPECT_EQ(ops.int64(0), static_cast<int64_t>(first.ops));
+  EXPECT_EQ(ops.int64(1), 1);
+  // The same flags once more: skipped as before.
+  EXPECT_TRUE(ingest_file(*c, test::fixture("qnn_roll_sliding_fp16.csv"), graph_context("roll", "full", 8192)).skipped);
+}
+
 TEST(Ingest, MalformedFilesLeaveTheDatabaseUnchanged) {
   auto c = open_database(test::temp_path("x.db"));
   auto ctx = graph_context("roll", "sliding", 4096);

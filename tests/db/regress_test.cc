@@ -99,6 +99,10 @@ TEST(Regress, PredictorFailureIsReportedOnTheRow) {
   auto r = regress(*c, {}, [](const MeasurementKey&) -> std::optional<PredictedLatency> { throw Error("no model config"); });
   EXPECT_EQ(r.rows[0].prediction_status, "prediction failed: no model config");
   EXPECT_FALSE(r.any_regression);
+  // Counted, so that the verb never calls such a row "ok" (it exits 2).
+  EXPECT_TRUE(r.rows[0].prediction_failed);
+  EXPECT_EQ(r.prediction_failures, static_cast<int>(r.rows.size()));
+  EXPECT_EQ(regress(*c, {}, fixed(2.0, 1.1)).prediction_failures, 0);
 }
 
 TEST(Regress, DifferentBoundariesAreNotCompared) {

@@ -146,6 +146,20 @@ class Verbs(unittest.TestCase):
         with self.assertRaises(ValueError):
             layoutx.select(model="con\0fig.yaml", no_fidelity=True)
 
+    def test_a_nul_in_a_file_does_not_cut_the_message(self):
+        # A NUL byte inside a measurement file's field: the message goes on past it (spelled
+        # "\\0"), in layoutx.Error as on the command line's stderr.
+        path = os.path.join(self.work, "nul.csv")
+        with open(path, "wb") as f:
+            f.write(b"layer,ctx,variant,precision,ms\nfull,4096,ri\0ng,fp16,2\n")
+        db = os.path.join(self.work, "nul.db")
+        with self.assertRaises(layoutx.Error) as raised:
+            layoutx.ingest(files=[path], device="galaxy-s25", db=db)
+        self.assertIn("unknown preset 'ri\\0ng' (presets: ", str(raised.exception))
+        status, _, err = cli("ingest", path, "--device", "galaxy-s25", "--db", db)
+        self.assertEqual(status, 2)
+        self.assertIn("unknown preset 'ri\\0ng' (presets: ", err)
+
     def test_the_cli_and_python_share_the_fidelity_memo(self):
         cache = tempfile.mkdtemp(prefix="layoutx-memo-", dir=self.work)
         env = dict(ENV, LAYOUTX_CACHE_DIR=cache)
