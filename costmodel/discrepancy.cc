@@ -26,7 +26,8 @@ Eigen::VectorXd Discrepancy::k(const Eigen::VectorXd& comp) const {
   Eigen::VectorXd out(static_cast<Eigen::Index>(measured.size()));
   for (size_t j = 0; j < measured.size(); ++j) {
     const double d = measured[j].size() == comp.size() ? composition_distance(comp, measured[j]) : 1.0;
-    out[static_cast<Eigen::Index>(j)] = rel_sd * rel_sd * std::exp(-d / distance_scale);
+    const double x = d / distance_scale;  // past 40 the covariance is below 1e-17 of the variance
+    out[static_cast<Eigen::Index>(j)] = x > 40 ? 0.0 : rel_sd * rel_sd * std::exp(-x);
   }
   return out;
 }

@@ -62,17 +62,22 @@ Prediction OpLevelPredictor::price(const LayerFeatures& lf, std::vector<double>*
   if (overlap > 0) total_row = effective_row(sides_, scale, total_row);
   // 3. The discrepancy known at the measured graphs (costmodel/discrepancy.h): the layer's time
   //    scaled by 1 + its correction (ops and row alike, so they still sum to it).
+  double model_rel_sd = calibration_.model_rel_sd;
   if (!calibration_.discrepancy.empty()) {
-    const double f = 1 + calibration_.discrepancy.at(total_row, calibration_.theta).correction;
+    const Discrepancy::At at = calibration_.discrepancy.at(total_row, calibration_.theta);
+    const double f = 1 + at.correction;
     if (op_ms)
       for (double& ms : *op_ms) ms *= f;
     else
       for (OpCost& c : p.ops) c.ms *= f;
     p.latency_ms *= f;
     total_row *= f;
+    model_rel_sd = at.rel_sd;
   }
-  // 4. Interval from the calibration's uncertainty.
-  const double half = interval_half_width_ms(calibration_, total_row, p.latency_ms);
+  // 4. Interval from the calibration's uncertainty (interval_half_width_ms, the model error
+  //    computed once above).
+  const double coef_ms2 = std::max(total_row.dot(calibration_.covariance * total_row), 0.0) / 1e6;
+  const double half = calibration_.z * std::sqrt(coef_ms2 + model_rel_sd * p.latency_ms * model_rel_sd * p.latency_ms);
   p.low_ms = std::max(0.0, p.latency_ms - half);
   p.high_ms = p.latency_ms + half;
   p.calibration_id = calibration_.id;
