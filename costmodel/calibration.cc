@@ -325,15 +325,36 @@ FitReport calibrate(const std::vector<MeasurementRecord>& records, const DeviceS
                                c.discrepancy.rel_sd * c.discrepancy.rel_sd);
   }
   // 5. Provenance.
-  c.device = device.name;
   c.date = utc_now();
-  c.data_hash = data_hash(records, device);
   c.data_files = data_files;
   for (const CoefficientSpec& k : device.coefficients) c.names.push_back(k.name);
+  restamp(c, records, device);
+  return rep;
+}
+
+void restamp(Calibration& c, const std::vector<MeasurementRecord>& records, const DeviceSpec& device) {
+  c.device = device.name;
+  c.data_hash = data_hash(records, device);
   std::string ident = c.data_hash;
   for (Eigen::Index k = 0; k < c.theta.size(); ++k) ident += " " + num(c.theta[k]);
   c.id = hex(fnv1a(ident), 8);
-  return rep;
+}
+
+std::string fit_signature(const std::vector<MeasurementRecord>& records, const DeviceSpec& device) {
+  const Prepared p = prepare(records, device);
+  std::string s = "overlap " + num(device.structure.overlap()) + "\n";
+  const std::vector<Side> sides = coefficient_sides(device);
+  for (size_t k = 0; k < device.coefficients.size(); ++k) {
+    const CoefficientSpec& c = device.coefficients[k];
+    s += c.name + " " + num(c.prior) + " " + num(c.rel_sd) + " " + num(c.min_value) + " " +
+         std::to_string(static_cast<int>(sides[k])) + "\n";
+  }
+  for (size_t i = 0; i < records.size(); ++i) {
+    for (Eigen::Index k = 0; k < p.row[i].size(); ++k) s += num(p.row[i][k]) + " ";
+    for (Eigen::Index k = 0; k < p.layer_row[i].size(); ++k) s += num(p.layer_row[i][k]) + " ";
+    s += "\n";
+  }
+  return hex(fnv1a(s), 16);
 }
 
 Eigen::VectorXd SubsetFits::layer_row(size_t fit, size_t record) const {

@@ -106,6 +106,14 @@ SubsetFits fit_subsets(const std::vector<MeasurementRecord>& records, const Devi
 FitReport calibrate(const std::vector<MeasurementRecord>& records, const DeviceSpec& device,
                     const std::vector<std::string>& data_files = {});
 
+// What decides a fit of `records` under `device`, hashed: every record's design rows, the
+// coefficients' priors, bounds and sides, the overlap. Two specs with equal signatures fit
+// identically (hypotheses that differ only where nothing was measured: fit_hypotheses fits one).
+std::string fit_signature(const std::vector<MeasurementRecord>& records, const DeviceSpec& device);
+// Sets a calibration's device, data hash and id as calibrate() does for `device` (a fit reused
+// for another hypothesis with the same signature gets that hypothesis's own stamps).
+void restamp(Calibration& c, const std::vector<MeasurementRecord>& records, const DeviceSpec& device);
+
 // Hash of the records and of the device spec's coefficient definitions (16 hex digits).
 std::string data_hash(const std::vector<MeasurementRecord>& records, const DeviceSpec& device);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 
 #include "costmodel/mixture.h"
@@ -141,10 +142,26 @@ HypothesisSet fit_hypotheses(const std::vector<MeasurementRecord>& records, cons
   const auto masks = loo_masks(records, timings, false);
   const auto group_masks = loo_masks(records, timings, true);
   std::vector<std::vector<double>> lpd;
+  std::map<std::string, size_t> fitted;  // fit signature -> the first hypothesis fitted with it
   for (const HypothesisSpec& h : specs) {
     HypothesisFit f;
     f.spec = h;
     f.device = device.hypotheses.empty() ? device : with_hypothesis(device, h);
+    // A hypothesis that prices every record alike as an earlier one (e.g. softmax-fused where no
+    // explicit softmax was measured) fits identically: its fit is that one's, stamped as its own.
+    const std::string sig = fit_signature(records, f.device);
+    if (auto it = fitted.find(sig); it != fitted.end()) {
+      const HypothesisFit& same = set.fits[it->second];
+      f.report = same.report;
+      restamp(f.report.calibration, records, f.device);
+      f.loo = same.loo;
+      f.group_loo = same.group_loo;
+      f.elpd = same.elpd;
+      lpd.push_back(lpd[it->second]);
+      set.fits.push_back(std::move(f));
+      continue;
+    }
+    fitted.emplace(sig, set.fits.size());
     f.report = calibrate(records, f.device, data_files);
     f.loo = held_out(records, f.device, timings, masks);
     f.group_loo = held_out(records, f.device, timings, group_masks);
