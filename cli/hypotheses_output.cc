@@ -6,6 +6,7 @@
 #include "cli/table.h"
 #include "costmodel/predictor_factory.h"
 #include "model/builder.h"
+#include "model/graph_transforms.h"
 #include "model/model_loader.h"
 
 namespace layoutx::cli {
@@ -30,18 +31,6 @@ const Probe kProbes[] = {
     {"full 4096 w8a16, cache in u16", model::LayerType::kFull, 4096, "returns=new_entry,join=keys,precision=w8a16", true},
 };
 
-// A cache that enters in 16-bit fixed point needs no conversion: its boundary quantize ops
-// become views (a Reshape to the same shape is not lowered and moves no data; the live set
-// treats it as its operand), and the inputs are u16.
-void cache_enters_in_u16(model::LayerGraph& g) {
-  for (model::Role r : {model::Role::kKCache, model::Role::kVCache}) {
-    const model::Vertex in = g.find(r);
-    g.graph[in].dtype = model::DType::kU16;
-    for (model::Vertex u : g.users(in))
-      if (g.op(u).kind == model::OpKind::kConvert) g.graph[u].kind = model::OpKind::kReshape;
-  }
-}
-
 struct ProbeFigures {
   std::vector<costmodel::HypothesisFigure> each;
   costmodel::Prediction combined;
@@ -54,7 +43,7 @@ std::vector<ProbeFigures> probe_figures(const costmodel::HypothesisSet& set, con
   std::vector<ProbeFigures> out;
   for (const Probe& p : kProbes) {
     model::LayerGraph g = model::build_layer_graph(m.layer(p.layer, p.context), model::parse_variant(p.variant));
-    if (p.cache_in_u16) cache_enters_in_u16(g);
+    if (p.cache_in_u16) model::cache_enters_in_u16(g);
     out.push_back({every->predict_each(g), pr.predict(g)});
   }
   return out;
