@@ -3,7 +3,6 @@
 // layer's boundary traffic; as a table, --json, or Graphviz --dot.
 #include <algorithm>
 #include <iostream>
-#include <set>
 
 #include "model/design_space.h"
 #include "cli/choice_output.h"
@@ -12,7 +11,7 @@
 #include "cli/json_flag.h"
 #include "cli/verbs.h"
 #include "costmodel/device_spec.h"
-#include "costmodel/live_set.h"
+#include "costmodel/device_live_set.h"
 #include "model/analysis.h"
 #include "model/builder.h"
 #include "model/numerics/runtime.h"
@@ -30,29 +29,6 @@ struct GraphArgs {
   bool dot = false;
   bool params = false;  // the whole model's parameter count and layer structure instead of the ops
 };
-
-// The VTCM live set as a device holds it: the analysis (costmodel/live_set.h) with the device's
-// tiling and cache-sized threshold, and the knees its hypotheses put on the VTCM left for it.
-struct Vtcm {
-  std::string device;
-  double min_kib = 0;
-  std::vector<double> knees_mib;  // distinct, ascending; empty: the device models no VTCM
-  costmodel::LiveSet live;
-};
-
-Vtcm vtcm_of(const model::LayerGraph& g, const costmodel::DeviceSpec& d) {
-  Vtcm v;
-  v.device = d.name;
-  v.min_kib = d.structure.live_min_kb();
-  std::set<double> knees;
-  if (d.structure.vtcm_budget_mb() > 0) knees.insert(d.structure.vtcm_budget_mb());
-  for (const auto& h : d.hypotheses)
-    if (h.structure.vtcm_budget_mb() > 0) knees.insert(h.structure.vtcm_budget_mb());
-  v.knees_mib.assign(knees.begin(), knees.end());
-  // In place (the base structure): under cache-relaid a re-laid copy adds to it (README).
-  v.live = costmodel::live_set(g, d.channel_pad, static_cast<int64_t>(d.structure.live_min_kb() * 1024));
-  return v;
-}
 
 std::string operand_names(const model::LayerGraph& g, model::Vertex v) {
   std::string s;
@@ -80,7 +56,7 @@ void write_layer_spec_json(JsonWriter& w, const model::LayerGraph& g) {
 }
 
 void print_json(const model::LayerGraph& g, const std::vector<model::OpStats>& st, const model::GraphTotals& t,
-                const Vtcm& vt) {
+                const costmodel::DeviceLiveSet& vt) {
   JsonWriter w(std::cout);
   w.begin_object();
   w.field("variant_key", g.variant.key(model::AxisScope(g.layer)));
@@ -159,7 +135,7 @@ void print_dot(const model::LayerGraph& g) {
 }
 
 void print_table(const model::LayerGraph& g, const std::vector<model::OpStats>& st, const model::GraphTotals& t,
-                 const Vtcm& vt) {
+                 const costmodel::DeviceLiveSet& vt) {
   std::cout << "variant  " << g.variant.key(model::AxisScope(g.layer));
   if (!g.variant.preset(model::AxisScope(g.layer)).empty()) std::cout << "  (" << g.variant.preset(model::AxisScope(g.layer)) << ")";
   std::cout << "\nlayer    " << model::to_string(g.layer.type) << ", ctx " << g.layer.context << ", cache "
@@ -274,7 +250,8 @@ void add_graph_verb(CLI::App& app) {
     auto tot = model::totals(g, stats);
     // 4. Print.
     if (args->dot) return print_dot(g);
-    const Vtcm vt = vtcm_of(g, costmodel::load_device_named(args->device));
+    // The VTCM live set as the device holds it, and the knees its hypotheses put on it.
+    const costmodel::DeviceLiveSet vt = costmodel::device_live_set(g, costmodel::load_device_named(args->device));
     if (args->json) print_json(g, stats, tot, vt);
     else print_table(g, stats, tot, vt);
   });

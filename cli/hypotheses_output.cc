@@ -4,61 +4,13 @@
 #include <cmath>
 
 #include "cli/table.h"
-#include "costmodel/predictor_factory.h"
-#include "model/builder.h"
-#include "model/model_loader.h"
+#include "costmodel/probe_figures.h"
 
 namespace layoutx::cli {
 
 namespace {
 
 std::string pct(double v) { return fmt(100.0 * v, 1) + "%"; }
-
-// The variants the report predicts (the third export's held-back ring figures among them).
-struct Probe {
-  const char* label;
-  model::LayerType layer;
-  int context;
-  const char* variant;
-  bool cache_in_u16 = false;  // the K/V cache enters already in 16-bit fixed point
-};
-const Probe kProbes[] = {
-    {"sliding ring fp16", model::LayerType::kSliding, 4096, "returns=new_entry,join=keys,precision=fp16"},
-    {"sliding ring w4a16", model::LayerType::kSliding, 4096, "returns=new_entry,join=keys,precision=w4a16"},
-    {"full 512 w8a16", model::LayerType::kFull, 512, "returns=new_entry,join=keys,precision=w8a16"},
-    {"full 2048 w8a16", model::LayerType::kFull, 2048, "returns=new_entry,join=keys,precision=w8a16"},
-    {"full 4096 w8a16, cache in u16", model::LayerType::kFull, 4096, "returns=new_entry,join=keys,precision=w8a16", true},
-};
-
-// A cache that enters in 16-bit fixed point needs no conversion: its boundary quantize ops
-// become views (a Reshape to the same shape is not lowered and moves no data; the live set
-// treats it as its operand), and the inputs are u16.
-void cache_enters_in_u16(model::LayerGraph& g) {
-  for (model::Role r : {model::Role::kKCache, model::Role::kVCache}) {
-    const model::Vertex in = g.find(r);
-    g.graph[in].dtype = model::DType::kU16;
-    for (model::Vertex u : g.users(in))
-      if (g.op(u).kind == model::OpKind::kConvert) g.graph[u].kind = model::OpKind::kReshape;
-  }
-}
-
-struct ProbeFigures {
-  std::vector<costmodel::HypothesisFigure> each;
-  costmodel::Prediction combined;
-};
-
-// Each hypothesis's figure (all of them, in the set's order) and the combined predictor's.
-std::vector<ProbeFigures> probe_figures(const costmodel::HypothesisSet& set, const costmodel::Predictor& pr) {
-  const model::ModelSpec m = model::load_model("spark-x2.5-1.7b");
-  const auto every = costmodel::predictor_from_hypotheses(set, set.fits.front().device, 1.0);
-  std::vector<ProbeFigures> out;
-  for (const Probe& p : kProbes) {
-    model::LayerGraph g = model::build_layer_graph(m.layer(p.layer, p.context), model::parse_variant(p.variant));
-    if (p.cache_in_u16) cache_enters_in_u16(g);
-    out.push_back({every->predict_each(g), pr.predict(g)});
-  }
-  return out;
-}
 
 std::string interval(const costmodel::Prediction& p) {
   return fmt(p.latency_ms, 3) + " [" + fmt(p.low_ms, 3) + ", " + fmt(p.high_ms, 3) + "]";
@@ -174,21 +126,23 @@ void print_hypotheses(const costmodel::HypothesisSet& set, const costmodel::Cali
     out << "\nreplays together: " << c.inside << " of " << c.timings << " replayed timings inside their 90% intervals, median |error| "
         << pct(c.median_abs_error) << "; " << c.signs_right << " of " << c.differences << " differences with the measured sign\n";
   }
+  // The device's probes (`probes:` in its spec), if it lists any.
+  const std::vector<costmodel::ProbeFigures> figs = costmodel::probe_figures(set, pr);
+  if (figs.empty()) return;
   out << "\npredictions of unmeasured variants (ms; hypotheses by weight, then the combined figure with its 90% interval):\n";
   std::vector<std::string> head2 = {"hypothesis", "weight"};
-  for (const Probe& pr2 : kProbes) head2.push_back(pr2.label);
+  for (const costmodel::ProbeFigures& f : figs) head2.push_back(f.probe->label);
   Table p(head2);
-  const std::vector<ProbeFigures> figs = probe_figures(set, pr);
   std::vector<size_t> order(set.fits.size());
   for (size_t h2 = 0; h2 < order.size(); ++h2) order[h2] = h2;
   std::stable_sort(order.begin(), order.end(), [&](size_t a2, size_t b2) { return set.fits[a2].weight > set.fits[b2].weight; });
   for (size_t h2 : order) {
     std::vector<std::string> cells = {set.fits[h2].spec.name, fmt(set.fits[h2].weight, 3)};
-    for (const ProbeFigures& f : figs) cells.push_back(fmt(f.each[h2].prediction.latency_ms, 3));
+    for (const costmodel::ProbeFigures& f : figs) cells.push_back(fmt(f.each[h2].prediction.latency_ms, 3));
     p.add(cells);
   }
   std::vector<std::string> comb = {"combined [90%]", "1.000"};
-  for (const ProbeFigures& f : figs) comb.push_back(interval(f.combined));
+  for (const costmodel::ProbeFigures& f : figs) comb.push_back(interval(f.combined));
   p.add(comb);
   p.print(out);
 }
@@ -288,12 +242,13 @@ void write_hypotheses_json(const costmodel::HypothesisSet& set, const costmodel:
   w.field("median_abs_error", cov.median_abs_error);
   w.field("differences_with_measured_sign", cov.signs_right);
   w.end_object();
-  w.key("probes").begin_array();
-  size_t i = 0;
-  for (const ProbeFigures& f : probe_figures(set, pr)) {
+  // The device's probes, if it lists any (none: no "probes" key).
+  const std::vector<costmodel::ProbeFigures> figs = costmodel::probe_figures(set, pr);
+  if (!figs.empty()) w.key("probes").begin_array();
+  for (const costmodel::ProbeFigures& f : figs) {
     w.begin_object();
-    w.field("variant", kProbes[i].label);
-    w.field("context", kProbes[i++].context);
+    w.field("variant", f.probe->label);
+    w.field("context", f.probe->context);
     w.field("ms", f.combined.latency_ms);
     w.field("low_ms", f.combined.low_ms);
     w.field("high_ms", f.combined.high_ms);
@@ -308,7 +263,7 @@ void write_hypotheses_json(const costmodel::HypothesisSet& set, const costmodel:
     w.end_array();
     w.end_object();
   }
-  w.end_array();
+  if (!figs.empty()) w.end_array();
   w.end_object();
 }
 

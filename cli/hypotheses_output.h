@@ -1,7 +1,7 @@
 // What `calibrate` prints of the hypothesis set: each hypothesis's coefficients as rates with
 // their priors, its weight and held-out figures, the calibration report (costmodel/
-// calibration_report.h), and each hypothesis's predictions of the probe variants nobody
-// measured in this data, with the combined figure and its interval.
+// calibration_report.h), and each hypothesis's predictions of the device's probes (variants nobody
+// measured in this data; costmodel/probe_figures.h), with the combined figure and its interval.
 #pragma once
 #include <ostream>
 

@@ -18,6 +18,7 @@
 #include "emit/bundle.h"
 #include "explorer/measurement_plan.h"
 #include "explorer/open_decisions.h"
+#include "explorer/plan_file.h"
 #include "model/builder.h"
 #include "model/model_loader.h"
 #include "model/numerics/weights.h"
@@ -106,7 +107,7 @@ std::string slug(const PlannedMeasurement& m, size_t rank) {
   return std::string(n) + "-" + to_string(m.kind) + "-" + model::to_string(m.layer.type) + "-" + name;
 }
 
-// Writes the top measurements' bundles, plan.yaml and submit_all.sh into `staging`.
+// Writes the top measurements' bundles, plan.yaml (explorer/plan_file.h) and submit_all.sh into `staging`.
 std::vector<Written> write_plan(const fs::path& staging, const std::vector<PlannedMeasurement>& top,
                                 const std::vector<std::string>& told, const model::ModelSpec& m,
                                 const costmodel::Predictor& pr, const emit::BundleOptions& target, uint64_t seed) {
@@ -116,14 +117,8 @@ std::vector<Written> write_plan(const fs::path& staging, const std::vector<Plann
   for (const auto& t : top)
     sizes.push_back(emit::bundle_size(model::build_layer_graph(t.layer, t.variant), target.calibration_samples));
   emit::check_bundle_sizes(sizes, "");
-  std::ostringstream plan, submit;
-  plan << "# layoutx next: the measurements that would most improve the open decisions, most valuable first.\n"
-       << "# value_ms_per_step: expected reduction of the decode step's latency after the measurement\n"
-       << "# (knowledge gradient for timings and op-level profiles; P(compiles) x saving for compile-only checks).\n"
-       << "# op-profile: a per-op profile of a build already timed; its op rows are stored by ingest, but\n"
-       << "# `calibrate --db` does not fit per-op rows yet: add the class's share to the measurements file.\n"
-       << "schema: layoutx-plan/1\nmodel: " << m.name << "\ndevice: " << pr.device() << "\ncalibration_id: "
-       << pr.calibration_id() << "\nmeasurements:\n";
+  std::ostringstream submit;
+  explorer::PlanFile plan{m.name, pr.device(), pr.calibration_id(), {}};
   submit << "#!/usr/bin/env bash\n# Submits every job of plan.yaml through Qualcomm AI Hub (needs qai_hub and an account).\n"
          << "# After each, run the line plan.yaml gives under `ingest`.\nset -euo pipefail\ncd \"$(dirname \"$0\")\"\n";
   for (size_t i = 0; i < top.size(); ++i) {
@@ -144,16 +139,10 @@ std::vector<Written> write_plan(const fs::path& staging, const std::vector<Plann
                        : "add the outcome (ok, or fail with the converter's exit code) as a record of the form to "
                          "configs/rules/qnn-htp.yaml";
     submit << "echo '== " << w.dir << "'\n" << w.submit << "\n";
-    plan << "  - rank: " << i + 1 << "\n    kind: " << to_string(t.kind) << "\n    variant_key: \"" << t.variant.key()
-         << "\"\n    layer: " << model::to_string(t.layer.type) << "\n    ctx: " << t.ctx
-         << "\n    cache_entries: " << t.layer.cache_entries << "\n    predicted_ms: " << fmt(t.predicted_ms, 6)
-         << (t.kind == PlannedMeasurement::Kind::kOpProfile ? "\n    op_class: " + t.profile_class : std::string())
-         << "\n    value_ms_per_step: " << fmt(t.value_ms, 6) << "\n    p_choice_changes: " << fmt(t.p_choice_changes, 4)
-         << "\n    settles: \"" << settles(t) << told[i] << "\"\n    bundle: " << w.dir << "\n    submit: \"" << w.submit
-         << "\"\n    ingest: \"" << w.ingest << "\"\n";
+    plan.measurements.push_back({&t, settles(t) + told[i], w.dir, w.submit, w.ingest});
     done.push_back(std::move(w));
   }
-  write_file_atomically(staging / "plan.yaml", plan.str());
+  write_file_atomically(staging / "plan.yaml", explorer::plan_file_yaml(plan));
   write_file_atomically(staging / "submit_all.sh", submit.str());
   fs::permissions(staging / "submit_all.sh", fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
                   fs::perm_options::add);

@@ -305,6 +305,7 @@ DeviceSpec parse(const YAML::Node& root, const std::string& file) {
   YAML::Node structure = top.child("structure", false);
   YAML::Node list = top.child("coefficients", true);
   YAML::Node hyps = top.child("hypothesis_axes", false);
+  YAML::Node probes = top.child("probes", false);
   top.finish();
   if (!d.name.empty() && !valid_device_name(d.name))
     top.error("name", "'" + d.name + "' is not a device name (letters, digits, '.', '_' and '-'; it names database rows and files)");
@@ -313,6 +314,7 @@ DeviceSpec parse(const YAML::Node& root, const std::string& file) {
   d.boundaries = parse_boundaries(file, boundaries, errors);
   d.structure = parse_structure(file, structure, "structure", Structure{}, errors);
   d.coefficients = parse_coefficient_list(file, list, "coefficients", errors);
+  d.probes = parse_probes(file, probes, errors);
   validate(d, file, errors);
   d.build_index();
   // Hypotheses: the product of the axes' options (each option a partial hypothesis: structure

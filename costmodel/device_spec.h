@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "costmodel/op_class.h"
+#include "costmodel/probe_spec.h"
 #include "costmodel/structure.h"
 #include "model/variant.h"
 
@@ -117,6 +118,8 @@ struct DeviceSpec {
   Structure structure;
   HypothesisList hypotheses;  // empty: the spec is one model
   std::string hypothesis;     // the hypothesis this spec was derived for ("" base)
+  // Variants calibrate predicts under each hypothesis (`probes:`); empty: none printed.
+  std::vector<ProbeSpec> probes;
 
   // Index into `coefficients` of the one pricing (class, precision, term), or -1 if none.
   int index(OpClass c, model::Precision p, Term t) const;

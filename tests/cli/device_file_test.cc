@@ -152,6 +152,32 @@ TEST_F(DeviceFile, ACopysSaveAdviceAndUpdateShippedAgree) {
   EXPECT_TRUE(has(own.out, "(run `layoutx calibrate --device " + device_ + " --update-shipped` to save)")) << own.out;
 }
 
+// The probes calibrate predicts are the device's data (`probes:`, costmodel/probe_spec.h): a copy
+// of galaxy-s25 lists them and prints them; the same copy without its `probes:` block prints no
+// probe table, in text or JSON (before, the Spark probes were hard-coded and printed for any device).
+TEST_F(DeviceFile, CalibratePrintsTheProbesTheDeviceLists) {
+  Result with = layoutx("calibrate --device " + device_);
+  ASSERT_EQ(with.status, 0) << with.out;
+  EXPECT_TRUE(has(with.out, "predictions of unmeasured variants")) << with.out;
+  EXPECT_TRUE(has(with.out, "full 4096 w8a16, cache in u16")) << with.out;
+  std::string y = slurp(device_);
+  const size_t from = y.find("\nprobes:\n"), to = y.find("\n\n", from);
+  ASSERT_NE(from, std::string::npos);
+  ASSERT_NE(to, std::string::npos);
+  y.erase(from + 1, to - from);
+  const std::string none = tmp_ / "no-probes.yaml";
+  std::ofstream(none) << y;
+  Result t = layoutx("calibrate --device " + none);
+  ASSERT_EQ(t.status, 0) << t.out;
+  EXPECT_TRUE(has(t.out, "hypotheses (")) << t.out;  // the hypothesis report is there
+  EXPECT_FALSE(has(t.out, "predictions of unmeasured variants")) << t.out;
+  EXPECT_FALSE(has(t.out, "sliding ring fp16")) << t.out;
+  Result j = layoutx("calibrate --json --device " + none);
+  ASSERT_EQ(j.status, 0) << j.out;
+  EXPECT_TRUE(has(j.out, "\"hypotheses\": {")) << j.out;
+  EXPECT_FALSE(has(j.out, "\"probes\"")) << j.out;
+}
+
 TEST_F(DeviceFile, UnknownNamesAndBadFilesExitTwoNamingTheFileAndKey) {
   Result u = layoutx("select --device pixel --ctx 1024 --no-fidelity");
   EXPECT_EQ(u.status, 2);
