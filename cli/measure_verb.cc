@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "model/design_space.h"
+#include "support/median.h"
 #include "cli/layer_options.h"
 #include "cli/flag_checks.h"
 #include "cli/table.h"
@@ -150,13 +151,6 @@ void run_loop(const MeasureArgs& a) {
             << fmt(rep.held_out ? 100.0 * rep.held_out_within_10pct / rep.held_out : 0.0, 0) << "%)";
   if (rep.passes > 1) std::cout << "; each point's median of " << rep.passes << " passes";
   std::cout << "\n";
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 }  // namespace

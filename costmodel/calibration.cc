@@ -1,4 +1,5 @@
 #include "costmodel/calibration.h"
+#include "support/median.h"
 
 #include <algorithm>
 #include <cmath>
@@ -164,13 +165,6 @@ std::string num(double v) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.9g", v);
   return buf;
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 }  // namespace

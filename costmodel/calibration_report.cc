@@ -1,4 +1,5 @@
 #include "costmodel/calibration_report.h"
+#include "support/median.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,13 +19,6 @@ namespace {
 // coverage figures (|predicted - measured| <= half) stay those of the normal interval the fit
 // assumes, as the predictors' own intervals do (op_level_predictor.cc, hypothesis_predictor.cc).
 double latency_low(double mean, double half) { return std::max(0.0, mean - half); }
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 HeldOutSummary summarize(const std::vector<double>& measured, const std::vector<double>& predicted,
                          const std::vector<double>& sd) {
@@ -307,11 +301,7 @@ ReplayCoverage replay_coverage(const std::vector<ReplayReport>& replays) {
       c.signs_right += (d.measured > 0) == (d.predicted > 0);
     }
   }
-  if (!errors.empty()) {
-    std::sort(errors.begin(), errors.end());
-    const size_t n = errors.size();
-    c.median_abs_error = n % 2 ? errors[n / 2] : 0.5 * (errors[n / 2 - 1] + errors[n / 2]);
-  }
+  c.median_abs_error = median(errors);
   return c;
 }
 

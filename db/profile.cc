@@ -1,5 +1,7 @@
 #include "db/profile.h"
 
+#include "support/median.h"
+
 #include <algorithm>
 
 #include "support/error.h"
@@ -34,14 +36,6 @@ Profile parse_profile(Format f, std::string_view text, const std::string& name) 
   throw Error(name + ": unknown format");
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  size_t n = v.size();
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n / 2), v.end());
-  double hi = v[n / 2];
-  if (n % 2) return hi;
-  double lo = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n / 2));
-  return (lo + hi) / 2.0;
-}
+double median(std::vector<double> v) { return layoutx::median(std::move(v)); }
 
 }  // namespace layoutx::db

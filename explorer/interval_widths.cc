@@ -8,17 +8,9 @@
 #include "explorer/measurement_plan.h"
 #include "model/builder.h"
 #include "model/model_loader.h"
+#include "support/median.h"
 
 namespace layoutx::explorer {
-
-namespace {
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-}  // namespace
 
 IntervalWidths interval_widths(const costmodel::Predictor& predictor, const model::ModelSpec& model,
                                model::Precision precision, const std::vector<int>& contexts,

@@ -110,11 +110,11 @@ TEST_F(DeviceFile, UpdateShippedWritesTheHypothesesFileTheVerbsThenLoad) {
   std::ofstream(device_) << y;
   Result c = layoutx("calibrate --device " + device_ + " --update-shipped");
   ASSERT_EQ(c.status, 0) << c.out;
-  EXPECT_TRUE(has(c.out, "hypotheses: the 8 kept of 96 written to " + hyps)) << c.out;
+  EXPECT_TRUE(has(c.out, "hypotheses: the 45 kept of 240 written to " + hyps)) << c.out;
   EXPECT_EQ(slurp(hyps).rfind("hypotheses_document: 1\n", 0), 0u);
   Result p = layoutx("predict --device " + device_ + " --layout ring --json");
   ASSERT_EQ(p.status, 0) << p.out;
-  EXPECT_TRUE(has(p.out, "\"calibration_source\": \"shipped hypotheses " + hyps + ", 8 kept")) << p.out;
+  EXPECT_TRUE(has(p.out, "\"calibration_source\": \"shipped hypotheses " + hyps + ", 45 kept")) << p.out;
 }
 
 // A renamed copy still naming galaxy-s25's calibration files: the "refitting in memory" line does
