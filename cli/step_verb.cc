@@ -50,6 +50,19 @@ std::pair<int, int> parse_range(const std::string& s) {
   }
 }
 
+// The JSON document's model, precision and predictor identity; the layout of each layer type.
+void write_json_head(JsonWriter& w, const StepArgs& args, const model::ModelSpec& m, model::Precision p,
+                     const costmodel::Predictor& predictor) {
+  w.field("model", m.name);
+  w.field("precision", model::to_string(p));
+  args.question.predictor.write_json_identity(w, predictor);
+}
+void write_json_layouts(JsonWriter& w, const explorer::Assignment& a, const model::ModelSpec& m) {
+  w.key("layouts").begin_object();
+  for (const auto& [t, v] : a) w.field(model::to_string(t), v.key(model::AxisScope(m)));
+  w.end_object();
+}
+
 // One context: the step composed and compared with the baselines, printed.
 void one_context(const StepArgs& args, explorer::Evaluator& ev, const model::ModelSpec& m, model::Precision p,
                  const explorer::Assignment& a, const costmodel::Predictor& predictor) {
@@ -59,13 +72,9 @@ void one_context(const StepArgs& args, explorer::Evaluator& ev, const model::Mod
   if (args.json) {
     JsonWriter w(std::cout);
     w.begin_object();
-    w.field("model", m.name);
-    w.field("precision", model::to_string(p));
-    args.question.predictor.write_json_identity(w, predictor);
+    write_json_head(w, args, m, p, predictor);
     w.field("ctx", q.ctx);
-    w.key("layouts").begin_object();
-    for (const auto& [t, v] : a) w.field(model::to_string(t), v.key(model::AxisScope(m)));
-    w.end_object();
+    write_json_layouts(w, a, m);
     write_comparison_json(w, c);
     write_whole_step_json(w, whole);
     w.end_object();
@@ -97,12 +106,8 @@ void sweep_contexts(const StepArgs& args, explorer::Evaluator& ev, const model::
   if (args.json) {
     JsonWriter w(std::cout);
     w.begin_object();
-    w.field("model", m.name);
-    w.field("precision", model::to_string(p));
-    args.question.predictor.write_json_identity(w, predictor);
-    w.key("layouts").begin_object();
-    for (const auto& [t, v] : a) w.field(model::to_string(t), v.key(model::AxisScope(m)));
-    w.end_object();
+    write_json_head(w, args, m, p, predictor);
+    write_json_layouts(w, a, m);
     w.key("points").begin_array();
     for (const auto& pt : s.points) {
       w.begin_object();
