@@ -290,9 +290,6 @@ FitReport calibrate(const std::vector<MeasurementRecord>& records, const DeviceS
     h.rel_error = l.rel_error;
     const Eigen::VectorXd scaled = row.cwiseProduct(prior);  // the covariance is in multiplier space
     h.coef_rel_sd = l.predicted_ms > 0 ? std::sqrt(std::max(0.0, scaled.dot(s.normal_inverse * scaled))) / 1e3 / l.predicted_ms : 0;
-    h.distance = 1;
-    for (const auto& [key, comp] : composition_of)
-      if (key != p.key[i]) h.distance = std::min(h.distance, composition_distance(composition_of[p.key[i]], comp));
     held.push_back(h);
   }
   c.loo_count = static_cast<int>(abs_err.size());
@@ -388,16 +385,14 @@ RowPrediction predict_row(const Calibration& c, const DeviceSpec& device, const 
     p.model_rel_sd = c.model_rel_sd;
   }
   p.ms = p.row.dot(c.theta) / 1e3;
-  const double coef_ms2 = std::max(0.0, p.row.dot(c.covariance * p.row)) / 1e6;
-  p.sd_ms = std::sqrt(coef_ms2 + p.model_rel_sd * p.ms * p.model_rel_sd * p.ms);
+  p.sd_ms = prediction_sd_ms(c, p.row, p.ms, p.model_rel_sd);
   return p;
 }
 
-double interval_half_width_ms(const Calibration& c, const Eigen::VectorXd& row, double latency_ms) {
-  const double coef_var_us2 = row.dot(c.covariance * row);
-  const double coef_var_ms2 = std::max(coef_var_us2, 0.0) / 1e6;
-  const double model_sd_ms = model_rel_sd_at(c, row) * latency_ms;
-  return c.z * std::sqrt(coef_var_ms2 + model_sd_ms * model_sd_ms);
+double prediction_sd_ms(const Calibration& c, const Eigen::VectorXd& row, double latency_ms, double model_rel_sd) {
+  const double coef_var_ms2 = std::max(row.dot(c.covariance * row), 0.0) / 1e6;
+  const double model_sd_ms = model_rel_sd * latency_ms;
+  return std::sqrt(coef_var_ms2 + model_sd_ms * model_sd_ms);
 }
 
 std::string calibration_document(const Calibration& c, const FitReport* report) {

@@ -39,7 +39,7 @@ struct Calibration {
   std::vector<std::string> names;  // coefficient names, DeviceSpec::coefficients order
   Eigen::VectorXd theta;           // fitted coefficients (us, us/MB, us/MMAC)
   Eigen::MatrixXd covariance;      // posterior covariance of theta (same units, squared)
-  // Interval: latency +- z * sqrt(row' cov row + (model error sd)^2); see interval_half_width_ms.
+  // Interval: latency +- z * sqrt(row' cov row + (model error sd)^2); the interval is z x prediction_sd_ms.
   // The model error: with a discrepancy (cost model 3, costmodel/discrepancy.h) its sd at the
   // graph's row; without one (older files, prior calibrations) model_rel_sd * latency.
   double model_rel_sd = 0;
@@ -137,9 +137,10 @@ RowPrediction predict_row(const Calibration& c, const DeviceSpec& device, const 
 // The relative model error sd of a layer whose (effective) design row is `row`.
 double model_rel_sd_at(const Calibration& c, const Eigen::VectorXd& row);
 
-// The prediction interval's half-width (ms) for a layer whose summed design row is `row` and
-// whose point prediction is `latency_ms`.
-double interval_half_width_ms(const Calibration& c, const Eigen::VectorXd& row, double latency_ms);
+// The sd (ms) of a layer's prediction: its (effective) row's coefficient variance plus the model
+// error model_rel_sd x latency. The one formula every interval uses.
+double prediction_sd_ms(const Calibration& c, const Eigen::VectorXd& row, double latency_ms, double model_rel_sd);
+
 
 // YAML file (configs/calibration/<device>.calibration.yaml), written atomically; the document
 // itself (also what `calibrate --db` stores in the database).

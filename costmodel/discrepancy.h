@@ -62,7 +62,6 @@ double composition_distance(const Eigen::VectorXd& a, const Eigen::VectorXd& b);
 struct HeldOutError {
   double rel_error = 0;    // (predicted - measured) / measured
   double coef_rel_sd = 0;  // the refit's coefficient sd on its row, relative to the prediction
-  double distance = 0;     // to the nearest graph that stayed in the refit (kept for reports; no rule uses it)
 };
 // The rules above; `measured` and `residual` are the measured graphs'.
 Discrepancy estimate_discrepancy(const std::vector<HeldOutError>& errors, double nugget_rel_sd,

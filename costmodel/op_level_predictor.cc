@@ -74,10 +74,8 @@ Prediction OpLevelPredictor::price(const LayerFeatures& lf, std::vector<double>*
     total_row *= f;
     model_rel_sd = at.rel_sd;
   }
-  // 4. Interval from the calibration's uncertainty (interval_half_width_ms, the model error
-  //    computed once above).
-  const double coef_ms2 = std::max(total_row.dot(calibration_.covariance * total_row), 0.0) / 1e6;
-  const double half = calibration_.z * std::sqrt(coef_ms2 + model_rel_sd * p.latency_ms * model_rel_sd * p.latency_ms);
+  // 4. Interval from the calibration's uncertainty (the model error computed once above).
+  const double half = calibration_.z * prediction_sd_ms(calibration_, total_row, p.latency_ms, model_rel_sd);
   p.low_ms = std::max(0.0, p.latency_ms - half);
   p.high_ms = p.latency_ms + half;
   p.calibration_id = calibration_.id;
