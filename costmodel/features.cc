@@ -10,6 +10,12 @@ int64_t tiled_bytes(const model::Shape& shape, model::DType dtype, int channel_p
   return (model::padded_numel(shape, channel_pad) * model::dtype_bits(dtype) + 7) / 8;
 }
 
+int64_t weight_bytes(const model::OpNode& w, const Structure& s) {
+  // Expanded 4-bit weights reach the matrix unit as 8-bit ones: the bytes it consumes.
+  if (w.dtype == model::DType::kI4 && s.w4_expanded(w.block)) return model::tensor_bytes(w.shape, model::DType::kI8);
+  return model::node_bytes(w);  // packed: 4 bits a weight, plus a block-quantized weight's block scales
+}
+
 OpFeatures features(const model::LayerGraph& g, const LoweredOp& op, int channel_pad, const Structure& s) {
   OpFeatures f;
   f.op_class = op.op_class;
@@ -18,12 +24,7 @@ OpFeatures features(const model::LayerGraph& g, const LoweredOp& op, int channel
   for (model::Vertex v : op.vertices) {
     const model::OpNode& n = g.op(v);
     f.bytes += static_cast<double>(model::operand_bytes(g, v, [&](const model::OpNode& o) {
-      const bool weight = o.kind == model::OpKind::kWeight;
-      // Expanded 4-bit weights reach the matrix unit as 8-bit ones: the bytes it consumes.
-      const model::DType dt = weight && o.dtype == model::DType::kI4 && s.w4_weights() == W4Weights::kExpanded
-                                  ? model::DType::kI8
-                                  : o.dtype;
-      return tiled_bytes(o.shape, dt, channel_pad, weight);
+      return o.kind == model::OpKind::kWeight ? weight_bytes(o, s) : tiled_bytes(o.shape, o.dtype, channel_pad, false);
     }));
     const int64_t out_bytes = tiled_bytes(n.shape, n.dtype, channel_pad, false);
     f.bytes += static_cast<double>(out_bytes);

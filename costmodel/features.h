@@ -36,6 +36,11 @@ struct OpFeatures {
 // `channel_pad`, anything else packed (model::tensor_bytes).
 int64_t tiled_bytes(const model::Shape& shape, model::DType dtype, int channel_pad, bool is_weight);
 
+// Bytes a weight tensor streams under the structure `s`: packed (4-bit: half a byte per element,
+// plus a block-quantized weight's 4-bit block scales), or its 8-bit bytes when `s` expands it
+// (Structure::w4_expanded). Unpadded.
+int64_t weight_bytes(const model::OpNode& w, const Structure& s);
+
 // Features of one lowered op of graph `g` under the structure `s` (tile height; 4-bit weights
 // packed or expanded to 8 bits before the matrix unit).
 OpFeatures features(const model::LayerGraph& g, const LoweredOp& op, int channel_pad, const Structure& s = {});

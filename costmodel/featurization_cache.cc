@@ -38,6 +38,7 @@ DistinctStructures distinct_structures(const model::LayerGraph& graph, const std
                                                 !cache_inputs_read_in_place(graph, d->channel_pad, live_min_kb).empty());
                        return reads_in_place->second;
                      }};
+    facts.block_weights = model::block_rows(graph.variant.weight_quant()) > 0;
     s.effective.push_back(StructureTable::shipped().effective(d->structure, facts));
   }
   s.structure_of.resize(members.size());

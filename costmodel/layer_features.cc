@@ -76,6 +76,29 @@ std::vector<model::Vertex> add_cache_relayouts(const model::LayerGraph& g, const
   return relaid;
 }
 
+// A MatMul that reads its second operand transposed (k_layout=rows: QNN MatMul's transpose_in1)
+// gets one data-movement op before it that reads that operand and writes it transposed: the
+// exporters store K as [kv, head_dim, cache] so that the scores MatMul needs no transpose
+// (htp-facts.md, static_llama.py); priced as a copy of its bytes, not measured on this device.
+void add_operand_transposes(const model::LayerGraph& g, int channel_pad, LayerFeatures& f) {
+  for (size_t i = 0; i < f.ops.size(); ++i) {
+    if (f.ops[i].op_class != OpClass::kMatMulAct) continue;
+    const model::Vertex v = f.ops[i].vertices.front();
+    if (!g.op(v).transpose_b) continue;
+    const model::OpNode& b = g.op(g.operands(v)[1]);
+    OpFeatures of;
+    of.op_class = OpClass::kDataMovement;
+    of.precision = f.precision;
+    of.count = 1;
+    of.bytes = 2.0 * static_cast<double>(tiled_bytes(b.shape, b.dtype, channel_pad, false));
+    const auto pos = static_cast<std::ptrdiff_t>(i);
+    f.ops.insert(f.ops.begin() + pos, LoweredOp{f.ops[i].name + "/transpose_b", model::OpKind::kMatMul,
+                                                OpClass::kDataMovement, {v}});
+    f.op_features.insert(f.op_features.begin() + pos, of);
+    ++i;  // past the MatMul
+  }
+}
+
 }  // namespace
 
 std::vector<model::Vertex> cache_inputs_read_in_place(const model::LayerGraph& g, int channel_pad, double live_min_kb) {
@@ -105,13 +128,8 @@ LayerFeatures featurize_ops(const model::LayerGraph& g, const DeviceSpec& device
     if (f.ops[i].op_class == OpClass::kMatMulWeight)
       for (model::Vertex v : f.ops[i].vertices)
         for (model::Vertex u : g.operands(v))
-          if (g.op(u).kind == model::OpKind::kWeight) {
-            const model::OpNode& w = g.op(u);
-            const model::DType dt = w.dtype == model::DType::kI4 && s.w4_weights() == W4Weights::kExpanded
-                                        ? model::DType::kI8
-                                        : w.dtype;
-            f.weight_bytes += static_cast<double>(tiled_bytes(w.shape, dt, device.channel_pad, true));
-          }
+          if (g.op(u).kind == model::OpKind::kWeight) f.weight_bytes += static_cast<double>(weight_bytes(g.op(u), s));
+  add_operand_transposes(g, device.channel_pad, f);
   return f;
 }
 

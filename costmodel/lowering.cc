@@ -56,6 +56,7 @@ bool classify(const model::LayerGraph& g, model::Vertex v, OpClass& c) {
 
 const char* kind_text(const LoweredOp& op) {
   if (op.kind == model::OpKind::kInput && op.op_class == OpClass::kDataMovement) return "Relayout";
+  if (op.kind == model::OpKind::kMatMul && op.op_class == OpClass::kDataMovement) return "Transpose";
   return model::to_string(op.kind);
 }
 

@@ -29,7 +29,9 @@ struct LoweredOp {
 };
 
 // The op's kind as reports name it: the graph op's kind, or "Relayout" for the re-layout a
-// structure inserts before a cache input is read (a data-movement op on an Input vertex).
+// structure inserts before a cache input is read (a data-movement op on an Input vertex), or
+// "Transpose" for the copy before a MatMul that reads its second operand transposed (a
+// data-movement op on the MatMul's vertex, costmodel/layer_features.cc).
 const char* kind_text(const LoweredOp& op);  // static storage
 
 // Lowered ops in topological order. Contract: every graph op is either in exactly one

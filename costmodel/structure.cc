@@ -22,11 +22,17 @@ std::vector<StructureSwitch> shipped_switches() {
                .meaning = "VTCM left for cache-sized activations, MiB; 0: no live-set terms"});
   t.push_back({.key = "live_min_kb", .hash_name = "live_min_kb", .default_value = 64, .hashed_at_default = true,
                .meaning = "a tensor is cache-sized (enters the live set) from this size, KiB"});
-  t.push_back({.key = "w4_weights", .hash_name = "w4", .choices = {"packed", "expanded"}, .hashed_at_default = true,
+  // expanded_per_channel is `expanded` for a graph whose 4-bit weights are per channel and
+  // `packed` for one with block-quantized weights: the team's graphs featurize alike under both.
+  t.push_back({.key = "w4_weights", .hash_name = "w4", .choices = {"packed", "expanded", "expanded_per_channel"},
+               .hashed_at_default = true,
                .effective = [](const Structure&, double v, const GraphFacts& g) {
-                 return g.precision == model::Precision::kW4A16 ? v : 0.0;
+                 if (g.precision != model::Precision::kW4A16) return 0.0;
+                 if (v == 2) return g.block_weights ? 0.0 : 1.0;
+                 return v;
                },
-               .meaning = "4-bit weights stream packed, or are expanded to 8 bits before the matrix unit"});
+               .meaning = "4-bit weights stream packed, are expanded to 8 bits before the matrix unit, or are "
+                          "expanded only when quantized per channel"});
   t.push_back({.key = "explicit_softmax", .hash_name = "softmax", .choices = {"as_written", "fused"},
                .hashed_at_default = true,
                .effective = [](const Structure&, double v, const GraphFacts& g) {

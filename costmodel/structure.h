@@ -24,9 +24,10 @@ class MapReader;
 
 namespace layoutx::costmodel {
 
-// 4-bit weights: packed (stream as packed bytes, half of 8-bit: bound by the bytes) or expanded
-// to 8 bits on the vector unit before the matrix unit (the projection costs the 8-bit bytes).
-enum class W4Weights { kPacked, kExpanded };
+// 4-bit weights: packed (stream as packed bytes, half of 8-bit: bound by the bytes), expanded
+// to 8 bits on the vector unit before the matrix unit (the projection costs the 8-bit bytes), or
+// expanded only when quantized per output channel (block-quantized LPBQ weights stream packed).
+enum class W4Weights { kPacked, kExpanded, kExpandedPerChannel };
 
 // The shipped switches, in table order.
 enum class Switch : size_t {
@@ -61,6 +62,10 @@ struct Structure {
   double vtcm_budget_mb() const { return get(Switch::kVtcmBudgetMb); }
   double live_min_kb() const { return get(Switch::kLiveMinKb); }
   W4Weights w4_weights() const { return static_cast<W4Weights>(static_cast<int>(get(Switch::kW4Weights))); }
+  // Whether a 4-bit weight (per channel, or in blocks of `block` rows) costs its 8-bit bytes.
+  bool w4_expanded(int block) const {
+    return w4_weights() == W4Weights::kExpanded || (w4_weights() == W4Weights::kExpandedPerChannel && block == 0);
+  }
   bool fuse_explicit_softmax() const { return get(Switch::kFuseExplicitSoftmax) != 0; }
   bool relayout_cache_inputs() const { return get(Switch::kRelayoutCacheInputs) != 0; }
   double overlap() const { return get(Switch::kOverlap); }
@@ -77,6 +82,7 @@ struct GraphFacts {
   // Whether the graph has a cache input of at least `live_min_kb` KiB that an op other than a
   // copy reads (costmodel/layer_features.h cache_inputs_read_in_place); asked only when needed.
   std::function<bool(double live_min_kb)> reads_cache_in_place;
+  bool block_weights = false;  // 4-bit weights quantized in blocks (weight_quant=blockN)
 };
 
 struct StructureSwitch {

@@ -1,4 +1,5 @@
 #include "explorer/evaluator.h"
+#include "model/design_space.h"
 
 #include <charconv>
 #include <cstdint>
@@ -92,7 +93,9 @@ std::optional<double> Evaluator::fidelity(const model::LayerSpec& layer, const m
   Evaluation& e = cache_.at(shape_key(layer) + '|' + v.key());
   if (!e.fidelity_asked && fidelity_ && e.status == EvalStatus::kOk) {
     e.fidelity_asked = true;
-    e.snr_db = fidelity_->snr_db(layer, v);
+    // Forms that compute the same function (k_layout, sliding_cache) share one figure: the
+    // oracle is asked of the variant with those axes at their defaults.
+    e.snr_db = fidelity_->snr_db(layer, model::design_space().numerics_representative(v));
   }
   return e.snr_db;
 }

@@ -66,8 +66,7 @@ const DesignSpace& DesignSpace::shipped() {
                     "scored apart and the score vectors concatenated (scores)"},
         {.name = "softmax", .values = {"fused", "explicit", "masked"},
          .meaning = "one Softmax op after the mask add, max/sub/exp/sum/div as separate ops, or QNN's "
-                    "MaskedSoftmax (QNN 2.35+: the mask add folded into the softmax, finite mask values)",
-         .priced_by = "cost model 3", .unpriced_values = {"masked"}},
+                    "MaskedSoftmax (QNN 2.35+: the mask add folded into the softmax, finite mask values)"},
         {.name = "new_score", .values = {"matmul", "mul_reducesum"},
          .meaning = "the new token's own score q.k: a MatMul, or a broadcast Mul and a ReduceSum",
          .only_with_axis = "join", .only_with_values = {"scores"}},
@@ -80,26 +79,24 @@ const DesignSpace& DesignSpace::shipped() {
         {.name = "precision", .values = {"fp16", "w8a16", "w4a16"},
          .meaning = "weights / activations: fp16, 8-bit or 4-bit weights with 16-bit activations",
          .in_every_key = true, .layout_choice = false},
-        // The exporters' forms (issue 34). Built, checked numerically and emitted; not priced
-        // until cost model 3, so the explorer keeps them at their defaults (today's forms).
+        // The exporters' forms (issue 34), priced by cost model 3 (costmodel/features.h: cache
+        // bytes by dtype and the conversions they avoid, block scales, K's transpose).
         {.name = "kv_dtype", .values = {"f16", "u8", "u16"},
          .meaning = "the K/V caches' dtype at the graph boundary: f16 (converted inside a quantized graph each "
                     "step), u8 (8-bit symmetric, the new entry's quantizer tied to the cache's) or u16 (16-bit "
-                    "fixed point)",
-         .priced = false, .priced_by = "cost model 3"},
+                    "fixed point)"},
         {.name = "k_layout", .values = {"transposed", "rows"},
          .meaning = "the K cache's layout: transposed [kv, head_dim, cache] (scores without a transpose; the new key "
                     "is written as a column) or rows [kv, cache, head_dim] (the scores MatMul transposes it)",
-         .priced = false, .priced_by = "cost model 3"},
+         .numerics_exact = true},
         {.name = "weight_quant", .values = {"per_channel", "block16", "block32", "block64"},
          .meaning = "4-bit weights: per output channel, or block-wise along the input channels (LPBQ: 4-bit "
                     "integer block scales under a per-channel scale) in blocks of 16, 32 or 64",
-         .only_with_axis = "precision", .only_with_values = {"w4a16"}, .priced = false,
-         .priced_by = "cost model 3"},
+         .only_with_axis = "precision", .only_with_values = {"w4a16"}},
         {.name = "sliding_cache", .values = {"window", "context"},
          .meaning = "a sliding layer's cache: its window (window-1 slots) or a full-length one like a full layer's "
                     "(context-1 slots) with the mask hiding entries older than the window; full layers unchanged",
-         .priced = false, .priced_by = "cost model 3"},
+         .sliding_layers_only = true, .numerics_exact = true},
     };
     std::vector<Preset> presets = {
         {"roll", {{"returns", "window"}, {"join", "keys"}}, "the window sliced and handed back whole each token"},
@@ -324,7 +321,9 @@ std::vector<Variant> DesignSpace::variants(const Variant& base, const AxisScope*
   // default is not a variant (it would duplicate the one at the default).
   std::vector<size_t> free;
   for (size_t i = 0; i < axes_.size(); ++i)
-    if (axes_[i].layout_choice && axes_[i].priced && (!m || applies_to(*m, i))) free.push_back(i);
+    if (axes_[i].layout_choice && axes_[i].priced && (!m || applies_to(*m, i)) &&
+        !(axes_[i].sliding_layers_only && m && m->layer_type && *m->layer_type != LayerType::kSliding))
+      free.push_back(i);
   Variant v = defaults(base, m);
   for (size_t i : free) v.value[i] = 0;
   std::vector<Variant> out;
@@ -337,6 +336,13 @@ std::vector<Variant> DesignSpace::variants(const Variant& base, const AxisScope*
     if (j == free.size()) break;
   }
   return out;
+}
+
+Variant DesignSpace::numerics_representative(const Variant& v) const {
+  Variant r = v;
+  for (size_t i = 0; i < axes_.size(); ++i)
+    if (axes_[i].numerics_exact) r.value[i] = 0;
+  return r;
 }
 
 bool DesignSpace::priced_value(size_t i, size_t k) const {

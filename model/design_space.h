@@ -9,6 +9,7 @@
 // missing axis with its default (tests/model/design_space_test.cc adds a throwaway axis).
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -24,9 +25,12 @@ struct Variant;
 struct AxisScope {
   Activation activation = Activation::kGelu;
   std::string model;  // for messages
+  // The layer type, when the scope is one layer: variants() leaves out the axes that change
+  // nothing in it (sliding_cache for a full layer). Validation does not look at it.
+  std::optional<LayerType> layer_type;
   AxisScope() = default;
   explicit AxisScope(const ModelSpec& m) : activation(m.activation), model(m.name) {}
-  explicit AxisScope(const LayerSpec& l) : activation(l.activation) {}
+  explicit AxisScope(const LayerSpec& l) : activation(l.activation), layer_type(l.type) {}
 };
 
 struct Axis {
@@ -39,6 +43,13 @@ struct Axis {
   std::vector<std::string> only_with_values;
   // Applies only to models whose MLP activation is a GELU (SiLU models have no GELU axis).
   bool gelu_models_only = false;
+  // Changes only sliding layers' graphs: variants() of a full layer's scope keeps it at its
+  // default (the same graph otherwise, twice).
+  bool sliding_layers_only = false;
+  // Every value computes the same function in exact arithmetic (a layout, not a numeric form:
+  // k_layout, sliding_cache); its values differ by float rounding only (tests/numerics), so a
+  // fidelity figure is measured once, at the default (numerics_representative).
+  bool numerics_exact = false;
   // Spelled in every key even at its default (precision: what every stored timing is split by).
   bool in_every_key = false;
   // A layout choice the explorer enumerates; false for precision, the question's choice.
@@ -140,6 +151,8 @@ class DesignSpace {
   // Every meaningful variant: all combinations of the layout axes that apply (to the model,
   // when given), the others at base's values (precision). Shipped table, Spark: 40.
   std::vector<Variant> variants(const Variant& base, const AxisScope* m = nullptr) const;
+  // v with every numerics_exact axis at its default: the variant whose fidelity figure v shares.
+  Variant numerics_representative(const Variant& v) const;
   // Throws Error naming every axis of v off its default that the cost model does not price
   // yet ("kv_dtype=u8: not priced yet: cost model 3 ..."); `what` prefixes the message (the
   // verb or flag).
