@@ -100,6 +100,15 @@ const DesignSpace& DesignSpace::shipped() {
          .meaning = "a sliding layer's cache: its window (window-1 slots) or a full-length one like a full layer's "
                     "(context-1 slots) with the mask hiding entries older than the window; full layers unchanged",
          .priced = false, .priced_by = "cost model 3"},
+        {.name = "heads", .values = {"grouped", "per_head"},
+         .meaning = "attention heads: one op per tensor with heads as an axis (grouped), or one op chain per query "
+                    "head (per_head: its own projection slices, RoPE, scores, softmax and weighted values, as "
+                    "MHA-to-SHA passes produce)",
+         .priced = false, .priced_by = "cost model 3"},
+        {.name = "projection", .values = {"matmul", "conv1x1"},
+         .meaning = "each Linear as a MatMul, or as a 1x1 Conv2d on [1, C, 1, 1] activations with weights "
+                    "[out, in, 1, 1] (the exporters' form)",
+         .priced = false, .priced_by = "cost model 3"},
     };
     std::vector<Preset> presets = {
         {"roll", {{"returns", "window"}, {"join", "keys"}}, "the window sliced and handed back whole each token"},
@@ -112,7 +121,7 @@ const DesignSpace& DesignSpace::shipped() {
         {kReturnsAxis, "returns"}, {kJoinAxis, "join"}, {kSoftmaxAxis, "softmax"}, {kNewScoreAxis, "new_score"},
         {kNewValueAxis, "new_value"}, {kGeluAxis, "gelu"}, {kPrecisionAxis, "precision"},
         {kKvDtypeAxis, "kv_dtype"}, {kKLayoutAxis, "k_layout"}, {kWeightQuantAxis, "weight_quant"},
-        {kSlidingCacheAxis, "sliding_cache"}};
+        {kSlidingCacheAxis, "sliding_cache"}, {kHeadsAxis, "heads"}, {kProjectionAxis, "projection"}};
     for (const auto& [pos, name] : positions)
       if (d.find(name) != static_cast<int>(pos)) throw Error(std::string("design space: axis ") + name + " out of place");
     return d;
