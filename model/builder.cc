@@ -284,6 +284,20 @@ class Builder {
     Vertex merged, k_out, v_out;
   };
   PerHead attention_per_head(Vertex xn, Vertex k_cache, Vertex v_cache, Vertex mask, Vertex cos, Vertex sin);
+  // One KV head's key (normed, rotated) and value, their cache slices, the new entries as the
+  // cache holds them, and (join=keys or roll) cache + entry.
+  struct KvHead {
+    Vertex k, k_new_t, v, k_cache, v_cache, k_entry, v_entry, k_all, v_all;
+  };
+  // Head h's D outputs of a projection [1, 1, D]: of the fused QKV weight at `offset` heads, or
+  // of its own weight of `heads` heads (with that part of its bias).
+  Vertex head_projection(const std::string& name, Vertex xn, Role own, Role bias, int64_t heads, int64_t offset,
+                         int64_t h);
+  // Query head i over its KV head's tensors: its weighted values [1, 1, D].
+  Vertex query_head(int64_t i, const KvHead& e, Vertex xn, Vertex mask, Vertex cos, Vertex sin, Vertex scale,
+                    Vertex gate);
+  // Tensors of the same shape side by side along `axis` (one: itself).
+  Vertex concat_heads(const std::string& name, const std::vector<Vertex>& xs, int axis);
   Vertex attention_out_and_mlp(Vertex x, Vertex xn, Vertex context);
 
   LayerGraph& lg_;
@@ -445,36 +459,21 @@ void Builder::build() {
 Builder::PerHead Builder::attention_per_head(Vertex xn, Vertex k_cache, Vertex v_cache, Vertex mask, Vertex cos,
                                              Vertex sin) {
   const LayerSpec& L = lg_.layer;
-  const LayerStructure& S = L.structure;
   const Variant& V = lg_.variant;
-  const int64_t nh = L.heads, kv = L.kv_heads, G = L.group(), D = L.head_dim, N = L.cache_entries,
-                r = L.rope.rotary_dims;
+  const int64_t nh = L.heads, kv = L.kv_heads, G = L.group(), D = L.head_dim, N = L.cache_entries;
   const bool k_rows = V.k_layout() == KLayout::kRows;
   const int k_slot_axis = k_rows ? 1 : 2;
-  const bool b = S.qkv_bias;
-  // Head h's D columns of a projection: of the fused QKV weight at `offset` heads, or of its own.
-  auto head_proj = [&](const std::string& name, Role own, Role bias, int64_t heads, int64_t offset, int64_t h) {
-    const Vertex y = S.qkv_fused
-                         ? linear(name, xn, Role::kQkv, (nh + 2 * kv) * D, (offset + h) * D, (offset + h + 1) * D)
-                         : projection(name, xn, own, heads * D, h * D, (h + 1) * D, b ? bias : Role::kNone);
-    return reshape(name + "/head", y, {1, 1, D});
-  };
-  const Vertex scale =
-      constant("attn/scale", S.query_scale > 0 ? S.query_scale : 1.0 / std::sqrt(static_cast<double>(D)));
+  const Vertex scale = constant(
+      "attn/scale", L.structure.query_scale > 0 ? L.structure.query_scale : 1.0 / std::sqrt(static_cast<double>(D)));
 
-  // Per KV head: its key (normed, rotated) and value, their cache slices, the new entries as the
-  // cache holds them, and (join=keys or roll) cache + entry.
-  struct KvHead {
-    Vertex k, k_new_t, v, k_cache, v_cache, k_entry, v_entry, k_all, v_all;
-  };
   std::vector<KvHead> kvh(static_cast<size_t>(kv));
   for (int64_t j = 0; j < kv; ++j) {
     const std::string p = "attn/kv" + std::to_string(j) + "/";
     KvHead& e = kvh[static_cast<size_t>(j)];
-    e.k = head_proj(p + "k_proj", Role::kKProj, Role::kKBias, kv, nh, j);
-    e.v = head_proj(p + "v_proj", Role::kVProj, Role::kVBias, kv, nh + kv, j);
-    if (S.qk_norm) e.k = norm(p + "k_norm", e.k, Role::kKNorm);
-    if (r > 0) e.k = rope(p + "k_rope", e.k, cos, sin);
+    e.k = head_projection(p + "k_proj", xn, Role::kKProj, Role::kKBias, kv, nh, j);
+    e.v = head_projection(p + "v_proj", xn, Role::kVProj, Role::kVBias, kv, nh + kv, j);
+    if (L.structure.qk_norm) e.k = norm(p + "k_norm", e.k, Role::kKNorm);
+    if (L.rope.rotary_dims > 0) e.k = rope(p + "k_rope", e.k, cos, sin);
     e.k_new_t = k_rows ? e.k : reshape(p + "k_new_t", e.k, {1, D, 1});
     e.k_cache = slice(p + "k_cache", k_cache, 0, j, j + 1);
     e.v_cache = slice(p + "v_cache", v_cache, 0, j, j + 1);
@@ -486,63 +485,15 @@ Builder::PerHead Builder::attention_per_head(Vertex xn, Vertex k_cache, Vertex v
     }
   }
 
-  // Per query head: q, scores, softmax, weighted values, [1, 1, D].
-  Vertex gate = Graph::null_vertex();
+  Vertex gate = Graph::null_vertex();  // one sigmoid per query head, [1, nh]
   if (L.head_gate)
     gate = unary(OpKind::kSigmoid, "attn/head_gate_sigmoid", linear("attn/head_gate_proj", xn, Role::kHeadGate, nh, 0, nh));
   std::vector<Vertex> contexts;
-  for (int64_t i = 0; i < nh; ++i) {
-    const std::string p = "attn/h" + std::to_string(i) + "/";
-    const KvHead& e = kvh[static_cast<size_t>(i / G)];
-    Vertex q = head_proj(p + "q_proj", Role::kQProj, Role::kQBias, nh, 0, i);
-    if (S.qk_norm) q = norm(p + "q_norm", q, Role::kQNorm);
-    if (r > 0) q = rope(p + "q_rope", q, cos, sin);
-    q = binary(OpKind::kMul, p + "q_scale", q, scale);
-    Vertex scores;
-    if (V.join() == Join::kKeys) {
-      scores = matmul(p + "scores", q, e.k_all, k_rows);  // [1,1,N+1]
-    } else {
-      Vertex s_cache = matmul(p + "scores_cache", q, e.k_cache, k_rows);
-      Vertex s_new = V.new_score() == NewScore::kMatMul
-                         ? matmul(p + "score_new", q, e.k_new_t, k_rows)
-                         : reduce(OpKind::kReduceSum, p + "score_new", binary(OpKind::kMul, p + "score_new_mul", q, e.k), -1);
-      scores = concat(p + "scores", {s_cache, s_new}, -1);
-    }
-    if (S.attn_softcap > 0) {
-      Vertex t = unary(OpKind::kTanh, p + "softcap_tanh",
-                       binary(OpKind::kMul, p + "softcap_div", scores, constant(p + "softcap_inv", 1.0 / S.attn_softcap)));
-      scores = binary(OpKind::kMul, p + "softcap", t, constant(p + "softcap_c", S.attn_softcap));
-    }
-    Vertex probs = V.softmax() == SoftmaxForm::kMasked
-                       ? add({.name = p + "softmax", .kind = OpKind::kSoftmax,
-                              .shape = broadcast(shape(scores), shape(mask), p + "softmax"), .dtype = act_, .axis = -1},
-                             {scores, mask})
-                       : softmax(p + "softmax", binary(OpKind::kAdd, p + "mask_add", scores, mask));
-    Vertex context;
-    if (V.join() == Join::kKeys) {
-      context = matmul(p + "context", probs, e.v_all);
-    } else {
-      Vertex c_cache = matmul(p + "context_cache", slice(p + "probs_cache", probs, -1, 0, N), e.v_cache);
-      Vertex p_new = slice(p + "prob_new", probs, -1, N, N + 1);
-      Vertex c_new = V.new_value() == NewValue::kMatMul ? matmul(p + "context_new", p_new, e.v)
-                                                       : binary(OpKind::kMul, p + "context_new", p_new, e.v);
-      context = binary(OpKind::kAdd, p + "context", c_cache, c_new);
-    }
-    if (L.head_gate) context = binary(OpKind::kMul, p + "head_gate_mul", context, slice(p + "head_gate", gate, -1, i, i + 1));
-    contexts.push_back(context);
-  }
-  // The heads side by side [1, 1, nh D] (a Concat of one is the head itself).
-  auto join = [&](const std::string& name, const std::vector<Vertex>& xs, int axis) {
-    if (xs.size() == 1) return xs[0];
-    Vertex v = add({.name = name, .kind = OpKind::kConcat, .shape = shape(xs[0]), .dtype = lg_.graph[xs[0]].dtype,
-                    .axis = axis},
-                   std::span<const Vertex>(xs));
-    Shape& out = lg_.graph[v].shape;
-    out[norm_axis(axis, out.size())] *= static_cast<int64_t>(xs.size());
-    return v;
-  };
+  for (int64_t i = 0; i < nh; ++i)
+    contexts.push_back(query_head(i, kvh[static_cast<size_t>(i / G)], xn, mask, cos, sin, scale, gate));
+
   PerHead ph;
-  ph.merged = join("attn/heads_concat", contexts, -1);
+  ph.merged = concat_heads("attn/heads_concat", contexts, -1);  // [1, 1, nh D]
   std::vector<Vertex> ks, vs;
   for (int64_t j = 0; j < kv; ++j) {
     const KvHead& e = kvh[static_cast<size_t>(j)];
@@ -555,9 +506,76 @@ Builder::PerHead Builder::attention_per_head(Vertex xn, Vertex k_cache, Vertex v
       vs.push_back(e.v_entry);
     }
   }
-  ph.k_out = join("cache/k_heads", ks, 0);
-  ph.v_out = join("cache/v_heads", vs, 0);
+  ph.k_out = concat_heads("cache/k_heads", ks, 0);
+  ph.v_out = concat_heads("cache/v_heads", vs, 0);
   return ph;
+}
+
+Vertex Builder::head_projection(const std::string& name, Vertex xn, Role own, Role bias, int64_t heads, int64_t offset,
+                                int64_t h) {
+  const LayerSpec& L = lg_.layer;
+  const int64_t D = L.head_dim;
+  const Vertex y =
+      L.structure.qkv_fused
+          ? linear(name, xn, Role::kQkv, (L.heads + 2 * L.kv_heads) * D, (offset + h) * D, (offset + h + 1) * D)
+          : projection(name, xn, own, heads * D, h * D, (h + 1) * D, L.structure.qkv_bias ? bias : Role::kNone);
+  return reshape(name + "/head", y, {1, 1, D});
+}
+
+Vertex Builder::query_head(int64_t i, const KvHead& e, Vertex xn, Vertex mask, Vertex cos, Vertex sin, Vertex scale,
+                           Vertex gate) {
+  const LayerSpec& L = lg_.layer;
+  const LayerStructure& S = L.structure;
+  const Variant& V = lg_.variant;
+  const int64_t N = L.cache_entries;
+  const bool k_rows = V.k_layout() == KLayout::kRows;
+  const std::string p = "attn/h" + std::to_string(i) + "/";
+  Vertex q = head_projection(p + "q_proj", xn, Role::kQProj, Role::kQBias, L.heads, 0, i);
+  if (S.qk_norm) q = norm(p + "q_norm", q, Role::kQNorm);
+  if (L.rope.rotary_dims > 0) q = rope(p + "q_rope", q, cos, sin);
+  q = binary(OpKind::kMul, p + "q_scale", q, scale);
+  Vertex scores;
+  if (V.join() == Join::kKeys) {
+    scores = matmul(p + "scores", q, e.k_all, k_rows);  // [1,1,N+1]
+  } else {
+    Vertex s_cache = matmul(p + "scores_cache", q, e.k_cache, k_rows);
+    Vertex s_new = V.new_score() == NewScore::kMatMul
+                       ? matmul(p + "score_new", q, e.k_new_t, k_rows)
+                       : reduce(OpKind::kReduceSum, p + "score_new", binary(OpKind::kMul, p + "score_new_mul", q, e.k), -1);
+    scores = concat(p + "scores", {s_cache, s_new}, -1);
+  }
+  if (S.attn_softcap > 0) {
+    Vertex t = unary(OpKind::kTanh, p + "softcap_tanh",
+                     binary(OpKind::kMul, p + "softcap_div", scores, constant(p + "softcap_inv", 1.0 / S.attn_softcap)));
+    scores = binary(OpKind::kMul, p + "softcap", t, constant(p + "softcap_c", S.attn_softcap));
+  }
+  Vertex probs = V.softmax() == SoftmaxForm::kMasked
+                     ? add({.name = p + "softmax", .kind = OpKind::kSoftmax,
+                            .shape = broadcast(shape(scores), shape(mask), p + "softmax"), .dtype = act_, .axis = -1},
+                           {scores, mask})
+                     : softmax(p + "softmax", binary(OpKind::kAdd, p + "mask_add", scores, mask));
+  Vertex context;
+  if (V.join() == Join::kKeys) {
+    context = matmul(p + "context", probs, e.v_all);
+  } else {
+    Vertex c_cache = matmul(p + "context_cache", slice(p + "probs_cache", probs, -1, 0, N), e.v_cache);
+    Vertex p_new = slice(p + "prob_new", probs, -1, N, N + 1);
+    Vertex c_new = V.new_value() == NewValue::kMatMul ? matmul(p + "context_new", p_new, e.v)
+                                                     : binary(OpKind::kMul, p + "context_new", p_new, e.v);
+    context = binary(OpKind::kAdd, p + "context", c_cache, c_new);
+  }
+  if (L.head_gate) context = binary(OpKind::kMul, p + "head_gate_mul", context, slice(p + "head_gate", gate, -1, i, i + 1));
+  return context;
+}
+
+Vertex Builder::concat_heads(const std::string& name, const std::vector<Vertex>& xs, int axis) {
+  if (xs.size() == 1) return xs[0];
+  Vertex v = add({.name = name, .kind = OpKind::kConcat, .shape = shape(xs[0]), .dtype = lg_.graph[xs[0]].dtype,
+                  .axis = axis},
+                 std::span<const Vertex>(xs));
+  Shape& out = lg_.graph[v].shape;
+  out[norm_axis(axis, out.size())] *= static_cast<int64_t>(xs.size());
+  return v;
 }
 
 // The heads' context (any shape of nh D elements) merged, the output projection, the family's
