@@ -49,7 +49,7 @@ std::string describe(const Record& r) {
 namespace {
 
 bool parse_kind(const std::string& s, model::OpKind& out) {
-  for (int k = static_cast<int>(model::OpKind::kInput); k <= static_cast<int>(model::OpKind::kReshape); ++k)
+  for (int k = static_cast<int>(model::OpKind::kInput); k <= static_cast<int>(model::OpKind::kConv); ++k)
     if (s == model::to_string(static_cast<model::OpKind>(k))) {
       out = static_cast<model::OpKind>(k);
       return true;

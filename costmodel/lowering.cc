@@ -28,6 +28,9 @@ bool classify(const model::LayerGraph& g, model::Vertex v, OpClass& c) {
     case model::OpKind::kMatMul:
       c = has_weight_operand(g, v) ? OpClass::kMatMulWeight : OpClass::kMatMulAct;
       return true;
+    case model::OpKind::kConv:  // a 1x1 Conv (projection=conv1x1): a weight MatMul until cost model 3 prices it
+      c = OpClass::kMatMulWeight;
+      return true;
     case model::OpKind::kAdd:
     case model::OpKind::kSub:
     case model::OpKind::kMul:

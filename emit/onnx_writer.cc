@@ -119,9 +119,20 @@ class Writer {
       case OpKind::kInput:
         value_info(graph_->add_input(), out, n.shape);
         return;
-      case OpKind::kWeight:
-        float_init(out, n.shape, w_.tensor(n.role, n.shape));
+      case OpKind::kWeight: {
+        if (!n.conv_layout || n.shape.size() != 4) {
+          float_init(out, n.shape, w_.tensor(n.role, n.shape));
+          return;
+        }
+        // projection=conv1x1: the role's [in, out] tensor transposed to Conv's [out, in, 1, 1].
+        const int64_t o = n.shape[0], i = n.shape[1];
+        const std::vector<float> w = w_.tensor(n.role, {i, o});
+        std::vector<float> t(w.size());
+        for (int64_t r = 0; r < i; ++r)
+          for (int64_t c = 0; c < o; ++c) t[static_cast<size_t>(c * i + r)] = w[static_cast<size_t>(r * o + c)];
+        float_init(out, n.shape, t);
         return;
+      }
       case OpKind::kConstant:
         scalar(out, n.scalar);
         return;
@@ -267,6 +278,11 @@ class Writer {
               ints(n.name + "/axes", {axis(v)})},
              out);
         return;
+      case OpKind::kConv: {
+        auto* c = node("Conv", n.name, {in(v, 0), in(v, 1)}, out);
+        attr_ints(c, "kernel_shape", {1, 1});
+        return;
+      }
       case OpKind::kReshape:
         node("Reshape", n.name, {in(v, 0), ints(n.name + "/shape", {n.shape.begin(), n.shape.end()})}, out);
         return;

@@ -12,6 +12,11 @@ int64_t node_bytes(const OpNode& n) {
     const int64_t blocks = (n.shape[0] + n.block - 1) / n.block;
     bytes += (blocks * n.shape[1] * 4 + 7) / 8;
   }
+  if (n.kind == OpKind::kWeight && n.block > 0 && n.conv_layout && n.shape.size() == 4) {
+    // [out, in, 1, 1]: the same blocks along the input channels, per output channel.
+    const int64_t blocks = (n.shape[1] + n.block - 1) / n.block;
+    bytes += (blocks * n.shape[0] * 4 + 7) / 8;
+  }
   return bytes;
 }
 
@@ -25,6 +30,13 @@ int64_t padded_numel(const Shape& shape, int pad) {
 
 double matmul_macs(const LayerGraph& g, Vertex v, int pad, double row_scale) {
   const Shape& a = g.op(g.operands(v)[0]).shape;
+  if (g.op(v).kind == OpKind::kConv) {
+    // 1x1 Conv [N, C, H, W] -> [N, O, H, W]: N H W rows of a [C] x [C, O] product; the output
+    // channels are the padded axis, as a MatMul's last axis.
+    const Shape& y = g.op(v).shape;
+    const int64_t rows = numel(y) / y[1];
+    return row_scale * static_cast<double>(padded_numel(Shape{rows, y[1]}, pad)) * static_cast<double>(a[1]);
+  }
   return row_scale * static_cast<double>(padded_numel(g.op(v).shape, pad)) * static_cast<double>(a.back());
 }
 
@@ -43,10 +55,19 @@ OpStats stats_of(const LayerGraph& g, Vertex v) {
       return s;
     case OpKind::kReshape:
       return s;  // a view: no data moves
-    case OpKind::kMatMul: {
+    case OpKind::kSlice:
+      // A part of a weight (heads=per_head's rows of a projection): a constant the converter
+      // folds into a weight of its own; its reader counts its bytes.
+      if (g.op(g.operands(v)[0]).kind == OpKind::kWeight) return s;
+      break;
+    case OpKind::kMatMul:
+    case OpKind::kConv: {
       s.macs = static_cast<int64_t>(matmul_macs(g, v));
-      for (Vertex u : g.operands(v))
-        if (g.op(u).kind == OpKind::kWeight) s.weight_bytes += node_bytes(g.op(u));
+      for (Vertex u : g.operands(v)) {
+        const OpNode& o = g.op(u);
+        const bool folded = o.kind == OpKind::kSlice && g.op(g.operands(u)[0]).kind == OpKind::kWeight;
+        if (o.kind == OpKind::kWeight || folded) s.weight_bytes += node_bytes(o);
+      }
       break;
     }
     case OpKind::kOutput:
@@ -66,7 +87,6 @@ OpStats stats_of(const LayerGraph& g, Vertex v) {
     case OpKind::kReduceMax:
     case OpKind::kReduceSum:
     case OpKind::kConcat:
-    case OpKind::kSlice:
       break;
   }
   s.elements = numel(n.shape);

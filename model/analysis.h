@@ -31,7 +31,9 @@ int64_t padded_numel(const Shape& shape, int pad);
 // The one MACs formula (this file's analysis and the cost model's features both use it): a
 // MatMul vertex's output elements (last axis padded to `pad`) x its contraction length (the
 // last axis of its first operand), times `row_scale` (a weight projection's rows padded to the
-// matrix unit's tile height, costmodel/features.h). Exact for products below 2^53.
+// matrix unit's tile height, costmodel/features.h). A 1x1 Conv (projection=conv1x1) counts as
+// the MatMul it is: N H W rows, output channels padded, input channels contracted. Exact for
+// products below 2^53.
 double matmul_macs(const LayerGraph& g, Vertex v, int pad = 1, double row_scale = 1.0);
 
 // The one operand-bytes rule: the sum of bytes_of(operand node) over v's operands that move

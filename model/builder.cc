@@ -2,7 +2,9 @@
 
 #include <cmath>
 #include <initializer_list>
+#include <map>
 #include <span>
+#include <vector>
 
 #include "support/error.h"
 
@@ -25,7 +27,9 @@ class Builder {
     const Variant& variant = lg.variant;
     // Room for every op, so the vertex storage does not move while the graph grows (Boost has
     // no reserve for vecS vertex storage; m_vertices is its public member).
-    lg_.graph.m_vertices.reserve(kMaxOps);
+    // heads=per_head: about 40 ops more per head.
+    const int64_t per_head = variant.heads() == HeadsForm::kPerHead ? 48 * (lg.layer.heads + lg.layer.kv_heads) : 0;
+    lg_.graph.m_vertices.reserve(kMaxOps + static_cast<size_t>(per_head));
     act_ = is_quantized(variant.precision()) ? DType::kU16 : DType::kF16;
     switch (weight_bits(variant.precision())) {
       case 16: wdt_ = DType::kF16; break;
@@ -72,12 +76,43 @@ class Builder {
          .dtype = DType::kF16, .role = role},
         {x});
   }
-  Vertex weight(Role role, Shape s, bool projection) {
+  // A role's weight vertex, made once (heads=per_head reads slices of one weight many times; the
+  // emitter names an initializer by its role). `conv`: laid out [out, in, 1, 1] (graph.h).
+  Vertex weight(Role role, Shape s, bool projection, bool conv = false) {
+    if (auto it = weights_.find(role); it != weights_.end()) return it->second;
     const bool blocked = projection && wdt_ == DType::kI4;
-    return add({.name = std::string("w/") + role_name(role), .kind = OpKind::kWeight, .shape = s,
-                .dtype = projection ? wdt_ : act_, .role = role,
-                .block = blocked ? block_rows(lg_.variant.weight_quant()) : 0},
-               {});
+    const Vertex v = add({.name = std::string("w/") + role_name(role), .kind = OpKind::kWeight, .shape = s,
+                          .dtype = projection ? wdt_ : act_, .role = role,
+                          .block = blocked ? block_rows(lg_.variant.weight_quant()) : 0, .conv_layout = conv},
+                         {});
+    weights_.emplace(role, v);
+    return v;
+  }
+  // The weight of a projection from `in` to `total` in the projection form's layout (made before
+  // its input where the graph's vertex order has the weight first: ids are part of the output).
+  Vertex projection_weight(Role role, int64_t in, int64_t total) {
+    return lg_.variant.projection() == ProjectionForm::kMatMul ? weight(role, {in, total}, true)
+                                                               : weight(role, {total, in, 1, 1}, true, true);
+  }
+  // x [1, in] times columns [c0, c1) of the projection weight `role` ([in, total], c1 - c0 = total:
+  // the whole weight) -> [1, c1 - c0]. projection=matmul: a MatMul (on a Slice of the weight
+  // when part of it: per_head's own rows of a projection, folded by the converter into a
+  // constant of its own). conv1x1: x viewed as [1, in, 1, 1], a 1x1 Conv by the weight laid out
+  // [total, in, 1, 1] (sliced along its output axis), viewed back as [1, c1 - c0].
+  Vertex linear(const std::string& name, Vertex x, Role role, int64_t total, int64_t c0, int64_t c1) {
+    const int64_t in = shape(x).back();
+    const bool part = c1 - c0 != total;
+    if (lg_.variant.projection() == ProjectionForm::kMatMul) {
+      Vertex w = projection_weight(role, in, total);
+      if (part) w = slice(name + "/w_slice", w, -1, c0, c1);
+      return matmul(name, x, w);
+    }
+    Vertex w = projection_weight(role, in, total);
+    if (part) w = slice(name + "/w_slice", w, 0, c0, c1);
+    auto it = nchw_.find(x);
+    if (it == nchw_.end()) it = nchw_.emplace(x, reshape(lg_.graph[x].name + "/nchw", x, {1, in, 1, 1})).first;
+    Vertex y = add({.name = name, .kind = OpKind::kConv, .shape = {1, c1 - c0, 1, 1}, .dtype = act_}, {it->second, w});
+    return reshape(name + "/flat", y, {1, c1 - c0});
   }
   // A K/V cache input in the cache's boundary dtype (kv_dtype). f16: input() (today's form). u8
   // and u16: no conversion in a quantized graph (the attention MatMuls read the cache as it is:
@@ -213,8 +248,16 @@ class Builder {
   }
   // x W (+ b): one projection, with its bias role when the structure has one.
   Vertex projection(const std::string& name, Vertex x, Role w, int64_t out, Role bias = Role::kNone) {
-    Vertex y = matmul(name, x, weight(w, {shape(x).back(), out}, true));
-    if (bias != Role::kNone) y = binary(OpKind::kAdd, name + "/bias", y, weight(bias, {out}, false));
+    return projection(name, x, w, out, 0, out, bias);
+  }
+  // Columns [c0, c1) of a projection of `total` outputs, with that part of its bias.
+  Vertex projection(const std::string& name, Vertex x, Role w, int64_t total, int64_t c0, int64_t c1, Role bias) {
+    Vertex y = linear(name, x, w, total, c0, c1);
+    if (bias != Role::kNone) {
+      Vertex b = weight(bias, {total}, false);
+      if (c1 - c0 != total) b = slice(name + "/bias_slice", b, -1, c0, c1);
+      y = binary(OpKind::kAdd, name + "/bias", y, b);
+    }
     return y;
   }
   // NeoX rotary over the leading r dims of the last axis: x*cos + rotate_half(x)*sin, where
@@ -235,17 +278,41 @@ class Builder {
   void build();
 
  private:
+  // heads=per_head's attention (below build()): from the normed input to the merged
+  // heads [1, heads head_dim]; sets what the K/V outputs hand back.
+  struct PerHead {
+    Vertex merged, k_out, v_out;
+  };
+  PerHead attention_per_head(Vertex xn, Vertex k_cache, Vertex v_cache, Vertex mask, Vertex cos, Vertex sin);
+  // One KV head's key (normed, rotated) and value, their cache slices, the new entries as the
+  // cache holds them, and (join=keys or roll) cache + entry.
+  struct KvHead {
+    Vertex k, k_new_t, v, k_cache, v_cache, k_entry, v_entry, k_all, v_all;
+  };
+  // Head h's D outputs of a projection [1, 1, D]: of the fused QKV weight at `offset` heads, or
+  // of its own weight of `heads` heads (with that part of its bias).
+  Vertex head_projection(const std::string& name, Vertex xn, Role own, Role bias, int64_t heads, int64_t offset,
+                         int64_t h);
+  // Query head i over its KV head's tensors: its weighted values [1, 1, D].
+  Vertex query_head(int64_t i, const KvHead& e, Vertex xn, Vertex mask, Vertex cos, Vertex sin, Vertex scale,
+                    Vertex gate);
+  // Tensors of the same shape side by side along `axis` (one: itself).
+  Vertex concat_heads(const std::string& name, const std::vector<Vertex>& xs, int axis);
+  Vertex attention_out_and_mlp(Vertex x, Vertex xn, Vertex context);
+
   LayerGraph& lg_;
   DType act_;
   DType wdt_;
   DType cdt_;  // the K/V caches' boundary dtype (kv_dtype)
+  std::map<Role, Vertex> weights_;  // each role's weight vertex (weight())
+  std::map<Vertex, Vertex> nchw_;   // projection=conv1x1: an activation's [1, C, 1, 1] view
 };
 
 void Builder::build() {
   const LayerSpec& L = lg_.layer;
   const Variant& V = lg_.variant;
   const int64_t H = L.hidden, nh = L.heads, kv = L.kv_heads, G = L.group(), D = L.head_dim,
-                N = L.cache_entries, r = L.rope.rotary_dims, I = L.intermediate;
+                N = L.cache_entries, r = L.rope.rotary_dims;
 
   // Graph inputs.
   Vertex x = input(Role::kHiddenIn, {1, H});
@@ -266,9 +333,16 @@ void Builder::build() {
   // family's per-head q/k norm, RoPE, scaled scores.
   const LayerStructure& S = L.structure;
   Vertex xn = norm("attn/input_norm", x, Role::kInputNorm);
+  if (V.heads() == HeadsForm::kPerHead) {
+    const PerHead ph = attention_per_head(xn, k_cache, v_cache, mask, cos, sin);
+    output(Role::kHiddenOut, attention_out_and_mlp(x, xn, ph.merged));
+    cache_output(Role::kKOut, ph.k_out);
+    cache_output(Role::kVOut, ph.v_out);
+    return;
+  }
   Vertex q, k, v_new;
   if (S.qkv_fused) {
-    Vertex qkv = matmul("attn/qkv_proj", xn, weight(Role::kQkv, {H, (nh + 2 * kv) * D}, true));
+    Vertex qkv = linear("attn/qkv_proj", xn, Role::kQkv, (nh + 2 * kv) * D, 0, (nh + 2 * kv) * D);
     q = reshape("attn/q_heads", slice("attn/q", qkv, -1, 0, nh * D), {kv, G, D});
     k = reshape("attn/k_heads", slice("attn/k", qkv, -1, nh * D, (nh + kv) * D), {kv, 1, D});
     v_new = reshape("attn/v_new", slice("attn/v", qkv, -1, (nh + kv) * D, (nh + 2 * kv) * D), {kv, 1, D});
@@ -352,31 +426,11 @@ void Builder::build() {
 
   // Head-wise gate: one sigmoid scalar per query head, from the normed input.
   if (L.head_gate) {
-    Vertex g = matmul("attn/head_gate_proj", xn, weight(Role::kHeadGate, {H, nh}, true));
+    Vertex g = linear("attn/head_gate_proj", xn, Role::kHeadGate, nh, 0, nh);
     g = reshape("attn/head_gate_heads", unary(OpKind::kSigmoid, "attn/head_gate_sigmoid", g), {kv, G, 1});
     context = binary(OpKind::kMul, "attn/head_gate_mul", context, g);
   }
-  Vertex attn = matmul("attn/out_proj", reshape("attn/merge_heads", context, {1, nh * D}),
-                       weight(Role::kOutProj, {nh * D, H}, true));
-  if (S.sandwich_norms) attn = norm("attn/output_norm", attn, Role::kAttnPostNorm);
-
-  // Gated MLP: down(act(gate(x)) * up(x)), from the residual stream after attention, or (a
-  // parallel block, Cohere) from the attention's own normed input: y = (x + attn) + mlp(xn).
-  Vertex h = binary(OpKind::kAdd, "attn/residual", x, attn);
-  Vertex hn = S.parallel_block ? xn : norm("mlp/post_norm", h, Role::kPostNorm);
-  Vertex gate = matmul("mlp/gate_proj", hn, weight(Role::kMlpGate, {H, I}, true));
-  Vertex up = matmul("mlp/up_proj", hn, weight(Role::kMlpUp, {H, I}, true));
-  Vertex a;
-  if (L.activation == Activation::kSilu) {
-    a = binary(OpKind::kMul, "mlp/act", gate, unary(OpKind::kSigmoid, "mlp/act_sigmoid", gate));
-  } else {
-    a = add({.name = "mlp/act", .kind = OpKind::kGelu, .shape = shape(gate), .dtype = act_, .gelu = V.gelu()},
-            {gate});
-  }
-  Vertex down = matmul("mlp/down_proj", binary(OpKind::kMul, "mlp/gate_mul", a, up),
-                       weight(Role::kMlpDown, {I, H}, true));
-  if (S.sandwich_norms) down = norm("mlp/output_norm", down, Role::kMlpPostNorm);
-  Vertex y = binary(OpKind::kAdd, "mlp/residual", h, down);
+  Vertex y = attention_out_and_mlp(x, xn, context);
 
   // Graph outputs.
   output(Role::kHiddenOut, y);
@@ -388,6 +442,170 @@ void Builder::build() {
     cache_output(Role::kKOut, need_k_entry());
     cache_output(Role::kVOut, need_v_entry());
   }
+}
+
+// heads=per_head, as the exporters' MHA-to-SHA passes write attention (executorch
+// convert_mha_to_sha; AI Hub's model adaptations, prepare_sha/forward_sha: one Conv2d per query
+// head over its rows of q_proj, one per KV head for k and v, RoPE per head, each KV head's
+// cache concatenated with its new entry, scores/softmax/values per query head, the heads
+// concatenated before one o_proj): query head i (KV head j = i / G) gets its own projection
+// MatMuls (or 1x1 Convs) over its rows of the weights, its own norm, RoPE, scores, softmax and
+// weighted values, on [1, 1, D] tensors. A KV head's key and value are projected once and shared
+// by its G query heads. The 1/sqrt(D) scale is on q as in the grouped graph (AI Hub divides K).
+// Unlike the exporters, whose caches are one graph input and output per KV head, the caches
+// stay one tensor per layer at the boundary (the runtime's and ORT driver's I/O, bound by
+// role), each KV head's part a Slice of it; the new entries (or rolled windows) are
+// concatenated back along the head axis for the outputs.
+Builder::PerHead Builder::attention_per_head(Vertex xn, Vertex k_cache, Vertex v_cache, Vertex mask, Vertex cos,
+                                             Vertex sin) {
+  const LayerSpec& L = lg_.layer;
+  const Variant& V = lg_.variant;
+  const int64_t nh = L.heads, kv = L.kv_heads, G = L.group(), D = L.head_dim, N = L.cache_entries;
+  const bool k_rows = V.k_layout() == KLayout::kRows;
+  const int k_slot_axis = k_rows ? 1 : 2;
+  const Vertex scale = constant(
+      "attn/scale", L.structure.query_scale > 0 ? L.structure.query_scale : 1.0 / std::sqrt(static_cast<double>(D)));
+
+  std::vector<KvHead> kvh(static_cast<size_t>(kv));
+  for (int64_t j = 0; j < kv; ++j) {
+    const std::string p = "attn/kv" + std::to_string(j) + "/";
+    KvHead& e = kvh[static_cast<size_t>(j)];
+    e.k = head_projection(p + "k_proj", xn, Role::kKProj, Role::kKBias, kv, nh, j);
+    e.v = head_projection(p + "v_proj", xn, Role::kVProj, Role::kVBias, kv, nh + kv, j);
+    if (L.structure.qk_norm) e.k = norm(p + "k_norm", e.k, Role::kKNorm);
+    if (L.rope.rotary_dims > 0) e.k = rope(p + "k_rope", e.k, cos, sin);
+    e.k_new_t = k_rows ? e.k : reshape(p + "k_new_t", e.k, {1, D, 1});
+    e.k_cache = slice(p + "k_cache", k_cache, 0, j, j + 1);
+    e.v_cache = slice(p + "v_cache", v_cache, 0, j, j + 1);
+    e.k_entry = cache_entry(p + "k_new", e.k_new_t);
+    e.v_entry = cache_entry(p + "v_new", e.v);
+    if (V.join() == Join::kKeys || V.returns() == KvReturn::kWindow) {
+      e.k_all = concat(p + "k_concat", {e.k_cache, e.k_entry}, k_slot_axis);
+      e.v_all = concat(p + "v_concat", {e.v_cache, e.v_entry}, 1);
+    }
+  }
+
+  Vertex gate = Graph::null_vertex();  // one sigmoid per query head, [1, nh]
+  if (L.head_gate)
+    gate = unary(OpKind::kSigmoid, "attn/head_gate_sigmoid", linear("attn/head_gate_proj", xn, Role::kHeadGate, nh, 0, nh));
+  std::vector<Vertex> contexts;
+  for (int64_t i = 0; i < nh; ++i)
+    contexts.push_back(query_head(i, kvh[static_cast<size_t>(i / G)], xn, mask, cos, sin, scale, gate));
+
+  PerHead ph;
+  ph.merged = concat_heads("attn/heads_concat", contexts, -1);  // [1, 1, nh D]
+  std::vector<Vertex> ks, vs;
+  for (int64_t j = 0; j < kv; ++j) {
+    const KvHead& e = kvh[static_cast<size_t>(j)];
+    const std::string p = "cache/kv" + std::to_string(j) + "/";
+    if (V.returns() == KvReturn::kWindow) {  // roll: each head's window without its oldest entry
+      ks.push_back(slice(p + "k_window", e.k_all, k_slot_axis, 1, N + 1));
+      vs.push_back(slice(p + "v_window", e.v_all, 1, 1, N + 1));
+    } else {
+      ks.push_back(e.k_entry);
+      vs.push_back(e.v_entry);
+    }
+  }
+  ph.k_out = concat_heads("cache/k_heads", ks, 0);
+  ph.v_out = concat_heads("cache/v_heads", vs, 0);
+  return ph;
+}
+
+Vertex Builder::head_projection(const std::string& name, Vertex xn, Role own, Role bias, int64_t heads, int64_t offset,
+                                int64_t h) {
+  const LayerSpec& L = lg_.layer;
+  const int64_t D = L.head_dim;
+  const Vertex y =
+      L.structure.qkv_fused
+          ? linear(name, xn, Role::kQkv, (L.heads + 2 * L.kv_heads) * D, (offset + h) * D, (offset + h + 1) * D)
+          : projection(name, xn, own, heads * D, h * D, (h + 1) * D, L.structure.qkv_bias ? bias : Role::kNone);
+  return reshape(name + "/head", y, {1, 1, D});
+}
+
+Vertex Builder::query_head(int64_t i, const KvHead& e, Vertex xn, Vertex mask, Vertex cos, Vertex sin, Vertex scale,
+                           Vertex gate) {
+  const LayerSpec& L = lg_.layer;
+  const LayerStructure& S = L.structure;
+  const Variant& V = lg_.variant;
+  const int64_t N = L.cache_entries;
+  const bool k_rows = V.k_layout() == KLayout::kRows;
+  const std::string p = "attn/h" + std::to_string(i) + "/";
+  Vertex q = head_projection(p + "q_proj", xn, Role::kQProj, Role::kQBias, L.heads, 0, i);
+  if (S.qk_norm) q = norm(p + "q_norm", q, Role::kQNorm);
+  if (L.rope.rotary_dims > 0) q = rope(p + "q_rope", q, cos, sin);
+  q = binary(OpKind::kMul, p + "q_scale", q, scale);
+  Vertex scores;
+  if (V.join() == Join::kKeys) {
+    scores = matmul(p + "scores", q, e.k_all, k_rows);  // [1,1,N+1]
+  } else {
+    Vertex s_cache = matmul(p + "scores_cache", q, e.k_cache, k_rows);
+    Vertex s_new = V.new_score() == NewScore::kMatMul
+                       ? matmul(p + "score_new", q, e.k_new_t, k_rows)
+                       : reduce(OpKind::kReduceSum, p + "score_new", binary(OpKind::kMul, p + "score_new_mul", q, e.k), -1);
+    scores = concat(p + "scores", {s_cache, s_new}, -1);
+  }
+  if (S.attn_softcap > 0) {
+    Vertex t = unary(OpKind::kTanh, p + "softcap_tanh",
+                     binary(OpKind::kMul, p + "softcap_div", scores, constant(p + "softcap_inv", 1.0 / S.attn_softcap)));
+    scores = binary(OpKind::kMul, p + "softcap", t, constant(p + "softcap_c", S.attn_softcap));
+  }
+  Vertex probs = V.softmax() == SoftmaxForm::kMasked
+                     ? add({.name = p + "softmax", .kind = OpKind::kSoftmax,
+                            .shape = broadcast(shape(scores), shape(mask), p + "softmax"), .dtype = act_, .axis = -1},
+                           {scores, mask})
+                     : softmax(p + "softmax", binary(OpKind::kAdd, p + "mask_add", scores, mask));
+  Vertex context;
+  if (V.join() == Join::kKeys) {
+    context = matmul(p + "context", probs, e.v_all);
+  } else {
+    Vertex c_cache = matmul(p + "context_cache", slice(p + "probs_cache", probs, -1, 0, N), e.v_cache);
+    Vertex p_new = slice(p + "prob_new", probs, -1, N, N + 1);
+    Vertex c_new = V.new_value() == NewValue::kMatMul ? matmul(p + "context_new", p_new, e.v)
+                                                     : binary(OpKind::kMul, p + "context_new", p_new, e.v);
+    context = binary(OpKind::kAdd, p + "context", c_cache, c_new);
+  }
+  if (L.head_gate) context = binary(OpKind::kMul, p + "head_gate_mul", context, slice(p + "head_gate", gate, -1, i, i + 1));
+  return context;
+}
+
+Vertex Builder::concat_heads(const std::string& name, const std::vector<Vertex>& xs, int axis) {
+  if (xs.size() == 1) return xs[0];
+  Vertex v = add({.name = name, .kind = OpKind::kConcat, .shape = shape(xs[0]), .dtype = lg_.graph[xs[0]].dtype,
+                  .axis = axis},
+                 std::span<const Vertex>(xs));
+  Shape& out = lg_.graph[v].shape;
+  out[norm_axis(axis, out.size())] *= static_cast<int64_t>(xs.size());
+  return v;
+}
+
+// The heads' context (any shape of nh D elements) merged, the output projection, the family's
+// post-attention norms and the MLP, to the layer's output [1, hidden].
+Vertex Builder::attention_out_and_mlp(Vertex x, Vertex xn, Vertex context) {
+  const LayerSpec& L = lg_.layer;
+  const LayerStructure& S = L.structure;
+  const Variant& V = lg_.variant;
+  const int64_t H = L.hidden, nh = L.heads, D = L.head_dim, I = L.intermediate;
+  projection_weight(Role::kOutProj, nh * D, H);  // vertex order as before the projection forms
+  Vertex attn = linear("attn/out_proj", reshape("attn/merge_heads", context, {1, nh * D}), Role::kOutProj, H, 0, H);
+  if (S.sandwich_norms) attn = norm("attn/output_norm", attn, Role::kAttnPostNorm);
+
+  // Gated MLP: down(act(gate(x)) * up(x)), from the residual stream after attention, or (a
+  // parallel block, Cohere) from the attention's own normed input: y = (x + attn) + mlp(xn).
+  Vertex h = binary(OpKind::kAdd, "attn/residual", x, attn);
+  Vertex hn = S.parallel_block ? xn : norm("mlp/post_norm", h, Role::kPostNorm);
+  Vertex gate = linear("mlp/gate_proj", hn, Role::kMlpGate, I, 0, I);
+  Vertex up = linear("mlp/up_proj", hn, Role::kMlpUp, I, 0, I);
+  Vertex a;
+  if (L.activation == Activation::kSilu) {
+    a = binary(OpKind::kMul, "mlp/act", gate, unary(OpKind::kSigmoid, "mlp/act_sigmoid", gate));
+  } else {
+    a = add({.name = "mlp/act", .kind = OpKind::kGelu, .shape = shape(gate), .dtype = act_, .gelu = V.gelu()},
+            {gate});
+  }
+  projection_weight(Role::kMlpDown, I, H);
+  Vertex down = linear("mlp/down_proj", binary(OpKind::kMul, "mlp/gate_mul", a, up), Role::kMlpDown, H, 0, H);
+  if (S.sandwich_norms) down = norm("mlp/output_norm", down, Role::kMlpPostNorm);
+  return binary(OpKind::kAdd, "mlp/residual", h, down);
 }
 
 }  // namespace

@@ -97,6 +97,17 @@ const DesignSpace& DesignSpace::shipped() {
          .meaning = "a sliding layer's cache: its window (window-1 slots) or a full-length one like a full layer's "
                     "(context-1 slots) with the mask hiding entries older than the window; full layers unchanged",
          .sliding_layers_only = true, .numerics_exact = true},
+        {.name = "heads", .values = {"grouped", "per_head"},
+         .meaning = "attention heads: one op per tensor with heads as an axis (grouped), or one op chain per query "
+                    "head (per_head: its own projection slices, RoPE, scores, softmax and weighted values, as "
+                    "MHA-to-SHA passes produce)",
+         .priced = false,
+         .priced_by = "a later cost model (whether per-head chains run side by side on the vector threads, or "
+                      "each op pays its dispatch in turn, is not settled by any timing of this device)"},
+        {.name = "projection", .values = {"matmul", "conv1x1"},
+         .meaning = "each Linear as a MatMul, or as a 1x1 Conv2d on [1, C, 1, 1] activations with weights "
+                    "[out, in, 1, 1] (the exporters' form)",
+         .numerics_exact = true, .explored = false},
     };
     std::vector<Preset> presets = {
         {"roll", {{"returns", "window"}, {"join", "keys"}}, "the window sliced and handed back whole each token"},
@@ -109,7 +120,7 @@ const DesignSpace& DesignSpace::shipped() {
         {kReturnsAxis, "returns"}, {kJoinAxis, "join"}, {kSoftmaxAxis, "softmax"}, {kNewScoreAxis, "new_score"},
         {kNewValueAxis, "new_value"}, {kGeluAxis, "gelu"}, {kPrecisionAxis, "precision"},
         {kKvDtypeAxis, "kv_dtype"}, {kKLayoutAxis, "k_layout"}, {kWeightQuantAxis, "weight_quant"},
-        {kSlidingCacheAxis, "sliding_cache"}};
+        {kSlidingCacheAxis, "sliding_cache"}, {kHeadsAxis, "heads"}, {kProjectionAxis, "projection"}};
     for (const auto& [pos, name] : positions)
       if (d.find(name) != static_cast<int>(pos)) throw Error(std::string("design space: axis ") + name + " out of place");
     return d;
@@ -321,7 +332,7 @@ std::vector<Variant> DesignSpace::variants(const Variant& base, const AxisScope*
   // default is not a variant (it would duplicate the one at the default).
   std::vector<size_t> free;
   for (size_t i = 0; i < axes_.size(); ++i)
-    if (axes_[i].layout_choice && axes_[i].priced && (!m || applies_to(*m, i)) &&
+    if (axes_[i].layout_choice && axes_[i].priced && axes_[i].explored && (!m || applies_to(*m, i)) &&
         !(axes_[i].sliding_layers_only && m && m->layer_type && *m->layer_type != LayerType::kSliding))
       free.push_back(i);
   Variant v = defaults(base, m);

@@ -57,6 +57,7 @@ const char* to_string(OpKind k) {
     case OpKind::kConcat: return "Concat";
     case OpKind::kSlice: return "Slice";
     case OpKind::kReshape: return "Reshape";
+    case OpKind::kConv: return "Conv";
   }
   return "?";
 }

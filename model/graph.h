@@ -54,6 +54,8 @@ enum class OpKind {
   kConcat,    // operands joined along `axis`
   kSlice,     // [start, end) along `axis`
   kReshape,   // same elements, new `shape` (row-major); a view, moves no data
+  kConv,      // ONNX Conv with a 1x1 kernel, no bias (projection=conv1x1): x [N, C, H, W] by weight
+              // [O, C, 1, 1] -> [N, O, H, W]; each pixel's channels times the weight's rows
 };
 const char* to_string(OpKind k);
 
@@ -121,6 +123,11 @@ struct OpNode {
   // kMatMul: the second operand is read transposed (QNN MatMul's transpose_in1; ONNX: a
   // Transpose of its last two axes before the MatMul). k_layout=rows scores only.
   bool transpose_b = false;
+  // kWeight: a projection stored as a 1x1 Conv's weight [out, in, 1, 1] (projection=conv1x1);
+  // the role's tensor is [in, out] (the transposed layouts above), so its data is transposed
+  // where it is bound (executor, ONNX writer). Quantized per output channel (and by input-row
+  // blocks) exactly as the [in, out] form.
+  bool conv_layout = false;
 };
 
 // Edge property: which operand slot of the target the source feeds.

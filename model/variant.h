@@ -43,12 +43,19 @@ int block_rows(WeightQuant q);
 // A sliding layer's cache: its window (window-1 slots, today) or context-length (context-1
 // slots, as a full layer's) with the window enforced by the mask.
 enum class SlidingCache { kWindow, kContext };
+// Attention heads: grouped (one op per tensor, heads an axis, today) or per_head (one op chain
+// per query head, as the exporters' MHA-to-SHA passes produce: its own projection slices, RoPE,
+// scores, softmax and weighted values; many more, smaller ops).
+enum class HeadsForm { kGrouped, kPerHead };
+// Each Linear as a MatMul (today) or a 1x1 Conv2d on [1, C, 1, 1] activations with weights
+// [out, in, 1, 1] (the exporters' form).
+enum class ProjectionForm { kMatMul, kConv1x1 };
 
 // The shipped table's axis positions (design_space.cc checks its rows against them). Each
 // enum above is the value index of its axis.
 enum AxisPosition : size_t {
   kReturnsAxis, kJoinAxis, kSoftmaxAxis, kNewScoreAxis, kNewValueAxis, kGeluAxis, kPrecisionAxis,
-  kKvDtypeAxis, kKLayoutAxis, kWeightQuantAxis, kSlidingCacheAxis
+  kKvDtypeAxis, kKLayoutAxis, kWeightQuantAxis, kSlidingCacheAxis, kHeadsAxis, kProjectionAxis
 };
 
 struct Variant {
@@ -67,6 +74,8 @@ struct Variant {
   KLayout k_layout() const { return static_cast<KLayout>(value[kKLayoutAxis]); }
   WeightQuant weight_quant() const { return static_cast<WeightQuant>(value[kWeightQuantAxis]); }
   SlidingCache sliding_cache() const { return static_cast<SlidingCache>(value[kSlidingCacheAxis]); }
+  HeadsForm heads() const { return static_cast<HeadsForm>(value[kHeadsAxis]); }
+  ProjectionForm projection() const { return static_cast<ProjectionForm>(value[kProjectionAxis]); }
 
   Variant& set(KvReturn x) { return put(kReturnsAxis, x); }
   Variant& set(Join x) { return put(kJoinAxis, x); }
@@ -79,6 +88,8 @@ struct Variant {
   Variant& set(KLayout x) { return put(kKLayoutAxis, x); }
   Variant& set(WeightQuant x) { return put(kWeightQuantAxis, x); }
   Variant& set(SlidingCache x) { return put(kSlidingCacheAxis, x); }
+  Variant& set(HeadsForm x) { return put(kHeadsAxis, x); }
+  Variant& set(ProjectionForm x) { return put(kProjectionAxis, x); }
 
   bool operator==(const Variant&) const = default;
   bool operator<(const Variant& o) const { return value < o.value; }

@@ -166,9 +166,16 @@ void Executor<T>::init() {
         errors.add(std::string("executor: weight ") + role_name(node.role) + " is missing");
         continue;
       }
-      if (it->second.shape != node.shape) {
+      // projection=conv1x1: the role's [in, out] tensor, bound transposed as [out, in, 1, 1].
+      Shape stored = node.shape;
+      if (node.conv_layout && node.shape.size() == 4) {
+        stored.resize(2);
+        stored[0] = node.shape[1];
+        stored[1] = node.shape[0];
+      }
+      if (it->second.shape != stored) {
         errors.add(std::string("executor: weight ") + role_name(node.role) + " has shape " +
-                   to_string(it->second.shape) + ", the graph needs " + to_string(node.shape));
+                   to_string(it->second.shape) + ", the graph needs " + to_string(stored));
         continue;
       }
       // A block-quantized weight (weight_quant=blockN) by its own block; per-channel 4-bit weights
@@ -176,6 +183,16 @@ void Executor<T>::init() {
       // choice before the axis existed, kept so today's figures stay as they were).
       const WeightQuantizer q = node.block > 0 ? quantizer_of_block(node.block) : options_.quantizer;
       ptr_[v] = &weights_->get(node.role, node.dtype, q);  // shared, prepared once
+      if (node.conv_layout) {
+        // Quantized as the [in, out] form (per output column, blocks down the input rows), then
+        // transposed: the same values a MatMul of the role would use.
+        const Tensor<T>& w = *ptr_[v];
+        const int64_t in = stored[0], out = stored[1];
+        own_[v] = Tensor<T>(node.shape);
+        for (int64_t r = 0; r < in; ++r)
+          for (int64_t c = 0; c < out; ++c) own_[v][c * in + r] = w[r * out + c];
+        ptr_[v] = &own_[v];
+      }
     } else if (node.kind == OpKind::kConstant) {
       own_[v] = Tensor<T>(node.shape, static_cast<T>(node.scalar));
       simulate_dtype(v, own_[v]);
@@ -315,7 +332,8 @@ void Executor<T>::pass_through(Vertex v) {
   const bool simulate = !reshape && changes_values(v) && !(n.dtype == DType::kF16 && half_exact_[u]);
   Tensor<T>& out = own_[v];
   out.shape = reshape ? n.shape : a.shape;
-  const bool per_step = graph_.op(u).kind != OpKind::kConstant;  // a constant's own_ persists
+  const bool per_step = graph_.op(u).kind != OpKind::kConstant &&
+                        graph_.op(u).kind != OpKind::kWeight;  // a constant's (a conv weight's) own_ persists
   if (users_[u] == 1 && per_step && ptr_[u] == &own_[u]) {
     std::swap(out.data, own_[u].data);
     if (simulate) simulate_dtype(v, out);
@@ -501,6 +519,26 @@ void Executor<T>::eval(Vertex v) {
           mo.noalias() = ma * mb;
         }
       });
+      break;
+    }
+    case OpKind::kConv: {
+      // 1x1 Conv: y[n, o, p] = sum_c w[o, c] x[n, c, p] over the pixels p of H W.
+      arity(2);
+      const Tensor<T>& x = value(ops[0]);
+      const Tensor<T>& w = value(ops[1]);
+      if (x.shape.size() != 4 || w.shape.size() != 4 || w.shape[2] != 1 || w.shape[3] != 1 || w.shape[1] != x.shape[1])
+        throw Error("executor: op '" + n.name + "': cannot apply a 1x1 Conv of weight " + to_string(w.shape) + " to " +
+                    to_string(x.shape));
+      const int64_t batch = x.shape[0], C = x.shape[1], P = x.shape[2] * x.shape[3], O = w.shape[0];
+      out.shape = {batch, O, x.shape[2], x.shape[3]};
+      size_for_overwrite(out, static_cast<size_t>(numel(out.shape)));
+      using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+      Eigen::Map<const RowMajor> mw(w.data.data(), O, C);
+      for (int64_t b = 0; b < batch; ++b) {
+        Eigen::Map<const RowMajor> mx(x.data.data() + b * C * P, C, P);
+        Eigen::Map<RowMajor> mo(out.data.data() + b * O * P, O, P);
+        mo.noalias() = mw * mx;
+      }
       break;
     }
     case OpKind::kAdd: binary([](T x, T y) { return x + y; }); break;

@@ -4,6 +4,7 @@
 
 #include "costmodel/features.h"
 #include "costmodel/lowering.h"
+#include "model/analysis.h"
 #include "model/builder.h"
 #include "model/model_loader.h"
 
@@ -70,6 +71,20 @@ TEST(Lowering, ClassesOfMatMulsGeluAndBoundary) {
   auto f = lower(spark(model::LayerType::kFull, "ring", model::Precision::kFp16, 1024, {"gelu=tanh"}));
   EXPECT_EQ(count_class(f, OpClass::kConvert), 0);
   EXPECT_EQ(find(f, "mlp/act").op_class, OpClass::kGeluTanh);
+}
+
+// projection=conv1x1 (issue 34, unpriced): each 1x1 Conv lowers as the weight MatMul it is
+// (until cost model 3 prices the form), with the MatMul's MACs.
+TEST(Lowering, A1x1ConvIsAWeightMatMul) {
+  auto mm = spark(model::LayerType::kFull, "ring", model::Precision::kW8A16, 1024);
+  auto cv = spark(model::LayerType::kFull, "ring", model::Precision::kW8A16, 1024, {"projection=conv1x1"});
+  auto q = lower(cv);
+  EXPECT_EQ(find(q, "mlp/down_proj").kind, model::OpKind::kConv);
+  EXPECT_EQ(find(q, "mlp/down_proj").op_class, OpClass::kMatMulWeight);
+  EXPECT_EQ(count_class(q, OpClass::kMatMulWeight), 6);
+  EXPECT_EQ(model::matmul_macs(cv, cv.by_name("attn/qkv_proj"), PAD),
+            model::matmul_macs(mm, mm.by_name("attn/qkv_proj"), PAD));
+  EXPECT_EQ(model::matmul_macs(cv, cv.by_name("attn/qkv_proj")), static_cast<double>(H) * (NH + 2 * KV) * D);
 }
 
 TEST(Features, WeightStreamingProjection) {

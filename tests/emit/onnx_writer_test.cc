@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 #include <memory>
 
 #include "emit/io_signature.h"
@@ -84,6 +85,54 @@ TEST(OnnxWriter, NodesFollowTheOpByOpMapping) {
       EXPECT_EQ(c["Div"], g.count(OpKind::kDiv) + norm);
     }
   }
+}
+
+// heads=per_head and projection=conv1x1 (issue 34): checker and shape inference pass; a 1x1
+// Conv per projection node with kernel_shape 1x1, its weight initializer [out, in, 1, 1] holding
+// the role's [in, out] tensor transposed; per_head's weights are one initializer per role.
+TEST(OnnxWriter, PerHeadAndConvFormsFollowTheMapping) {
+  for (auto t : {LayerType::kSliding, LayerType::kFull})
+    for (const char* p : {"roll", "ring", "score-join"})
+      for (const std::vector<std::string>& sets : std::vector<std::vector<std::string>>{
+               {"heads=per_head"}, {"projection=conv1x1"}, {"heads=per_head", "projection=conv1x1", "precision=w4a16"}}) {
+        auto g = model::build_layer_graph(small_layer(t), model::parse_variant(p, sets));
+        SCOPED_TRACE(g.variant.key());
+        auto m = to_onnx(g, seeded(g, 9));
+        EXPECT_NO_THROW(check_onnx(m, g));
+        auto c = node_counts(m);
+        EXPECT_EQ(c["Conv"], g.count(OpKind::kConv));
+        EXPECT_EQ(c["MatMul"], g.count(OpKind::kMatMul));
+        EXPECT_EQ(c["Slice"], g.count(OpKind::kSlice));
+        EXPECT_EQ(c["Concat"], g.count(OpKind::kConcat));
+        EXPECT_EQ(c["Softmax"], g.count(OpKind::kSoftmax));
+        std::set<std::string> inits;
+        for (const auto& i : m.graph().initializer()) EXPECT_TRUE(inits.insert(i.name()).second) << i.name();
+      }
+  const auto L = small_layer(LayerType::kSliding);
+  auto g = model::build_layer_graph(L, model::parse_variant("ring", {"projection=conv1x1"}));
+  const auto w = model::numerics::seeded_weights(L, 4);
+  auto m = to_onnx(g, LayerWeightsSource(w));
+  int convs = 0;
+  for (const auto& n : m.graph().node())
+    if (n.op_type() == "Conv") {
+      ++convs;
+      ASSERT_EQ(n.attribute_size(), 1);
+      EXPECT_EQ(n.attribute(0).name(), "kernel_shape");
+      EXPECT_EQ(n.attribute(0).ints_size(), 2);
+    }
+  EXPECT_EQ(convs, 6);
+  const auto& down = w.at(model::Role::kMlpDown);  // [I, H]
+  int found = 0;
+  for (const auto& i : m.graph().initializer()) {
+    if (i.name() != "down_proj") continue;
+    ++found;
+    ASSERT_EQ(i.dims_size(), 4);
+    EXPECT_EQ(i.dims(0), down.shape[1]);
+    EXPECT_EQ(i.dims(1), down.shape[0]);
+    const float* f = reinterpret_cast<const float*>(i.raw_data().data());
+    EXPECT_EQ(f[1], static_cast<float>(down.data[static_cast<size_t>(down.shape[1])]));  // [0, 1] = w[1, 0]
+  }
+  EXPECT_EQ(found, 1);
 }
 
 TEST(OnnxWriter, GraphIoIsNamedByRoleAndFloat32) {

@@ -146,6 +146,8 @@ TEST_P(OrtMatchesExecutor, OverAHistoryWhereTheRingWraps) {
   EXPECT_GT(v.hidden.delta_snr_db, 100.0) << g.variant.key();
   EXPECT_GT(v.kv_snr_db, 110.0) << g.variant.key();
   EXPECT_EQ(v.hidden.top1_agreement, 1.0);
+  std::printf("[figure] ORT vs executor %s %s %s: hidden %.1f dB, kv %.1f dB\n", model::to_string(c.family),
+              model::to_string(c.type), g.variant.key().c_str(), v.hidden.snr_db, v.kv_snr_db);
 }
 
 std::vector<Case> cases() {
@@ -188,7 +190,24 @@ std::vector<Case> cases() {
     out.push_back({t, "ring", {"sliding_cache=context"}});
     out.push_back({t, "roll", {"sliding_cache=context", "kv_dtype=u8"}});
     out.push_back({t, "score-join", {"softmax=masked", "precision=w4a16", "weight_quant=block16"}});
+    // heads=per_head (Slices of the caches and weights, one chain per head, Concats back) and
+    // projection=conv1x1 (Conv with kernel_shape 1x1 on Reshapes to [1, C, 1, 1]).
+    out.push_back({t, "roll", {"heads=per_head"}});
+    out.push_back({t, "ring", {"heads=per_head"}});
+    out.push_back({t, "score-join", {"heads=per_head", "new_score=mul_reducesum", "new_value=broadcast_mul"}});
+    out.push_back({t, "ring", {"heads=per_head", "kv_dtype=u8", "k_layout=rows", "softmax=masked"}});
+    out.push_back({t, "roll", {"projection=conv1x1"}});
+    out.push_back({t, "ring", {"projection=conv1x1", "precision=w4a16", "weight_quant=block32"}});
+    out.push_back({t, "ring", {"heads=per_head", "projection=conv1x1", "precision=w8a16"}});
   }
+  // The two forms over other structures: biases (Qwen2), q/k norms and softcap (Gemma 2).
+  for (model::Family f : {model::Family::kQwen2, model::Family::kGemma2})
+    for (auto t : {LayerType::kSliding, LayerType::kFull}) {
+      const auto L = testing::small_family_layer(f, t);
+      std::vector<std::string> sets = {"heads=per_head", "projection=conv1x1"};
+      if (L.activation == model::Activation::kGeluTanh) sets.push_back("gelu=tanh");
+      out.push_back({t, "ring", sets, f});
+    }
   return out;
 }
 

@@ -137,7 +137,7 @@ TEST(DesignSpace, RefusesABadTable) {
 // forms), not enumerated by the explorer and refused by the pricing verbs until cost model 3.
 TEST(DesignSpace, UnpricedAxesAreBuiltButNotExplored) {
   const auto& d = design_space();
-  for (const char* a : {"kv_dtype", "k_layout", "weight_quant", "sliding_cache"}) {
+  for (const char* a : {"kv_dtype", "k_layout", "weight_quant", "sliding_cache", "heads", "projection"}) {
     EXPECT_FALSE(d.axis(a).priced) << a;
     EXPECT_EQ(d.axis(a).priced_by, "cost model 3") << a;
   }
@@ -179,6 +179,18 @@ TEST(DesignSpace, UnpricedAxesAreBuiltButNotExplored) {
   // Block quantization is a 4-bit weight form only.
   msg = testing::error_message([&] { parse_variant("ring", {"weight_quant=block64", "precision=fp16"}); });
   EXPECT_NE(msg.find("weight_quant=block64: applies only with precision=w4a16"), std::string::npos) << msg;
+  // heads and projection: today's forms by default, keyed off them, refused by the pricing verbs.
+  EXPECT_EQ(ring.heads(), HeadsForm::kGrouped);
+  EXPECT_EQ(ring.projection(), ProjectionForm::kMatMul);
+  const Variant sha = parse_variant("ring", {"heads=per_head", "projection=conv1x1"});
+  EXPECT_EQ(sha.heads(), HeadsForm::kPerHead);
+  EXPECT_EQ(sha.projection(), ProjectionForm::kConv1x1);
+  EXPECT_EQ(sha.key(), "returns=new_entry,precision=fp16,heads=per_head,projection=conv1x1");
+  EXPECT_EQ(parse_variant(sha.key()), sha);
+  for (const auto& x : d.variants(ring, &gelu)) EXPECT_EQ(x.heads(), HeadsForm::kGrouped);
+  msg = testing::error_message([&] { d.require_priced(sha, "step"); });
+  EXPECT_NE(msg.find("step: heads=per_head: not priced yet: cost model 3"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("projection=conv1x1: not priced yet"), std::string::npos) << msg;
 }
 
 // The next release adds an axis (here a throwaway "kv_layout", default bshd). Every key stored

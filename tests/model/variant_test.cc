@@ -25,7 +25,7 @@ TEST(Variant, KeyRoundTrips) {
 
 TEST(Variant, UnknownAxisAndValue) {
   EXPECT_EQ(error_of([] { parse_variant("roll", {"colour=red"}); }),
-            "unknown axis 'colour' (axes: returns, join, softmax, new_score, new_value, gelu, precision, kv_dtype, k_layout, weight_quant, sliding_cache)");
+            "unknown axis 'colour' (axes: returns, join, softmax, new_score, new_value, gelu, precision, kv_dtype, k_layout, weight_quant, sliding_cache, heads, projection)");
   EXPECT_EQ(error_of([] { parse_variant("roll", {"join=values"}); }),
             "join: unknown value 'values' (allowed: keys, scores)");
   EXPECT_NE(error_of([] { parse_variant("rolling"); }).find("unknown preset 'rolling'"), std::string::npos);
