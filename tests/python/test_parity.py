@@ -54,36 +54,62 @@ class Parity(unittest.TestCase):
         if LAYER == "sliding":
             self.assertGreater(STEPS, 2 * self.config.cache_entries)
 
-    def test_every_variant(self):
-        if self.ort is None:
-            print(f"ONNX comparison skipped: {self.ort_reason}")
+    def check_rows(self, keys, steps_of, tag):
+        """Checks each variant key (PyTorch vs executor, and with ORT the exports) and returns the rows."""
         rows = []
-        onnx_steps = sorted({0, STEPS // 2, STEPS - 1})
-        for precision in PRECISIONS:
-            keys = parity.meaningful_variants(MODEL, LAYER, CTX, precision)
-            self.assertEqual(len(keys), 40, "the README's 40 meaningful variants per precision")
-            for i, key in enumerate(keys):
-                work = os.path.join(self.work, f"{precision}-{i}")
-                row = parity.check_variant(MODEL, LAYER, CTX, key, STEPS, self.ckpt, self.layer_index, work, self.ort,
-                                           onnx_steps)
-                shutil.rmtree(work)
-                rows.append(row)
-                with self.subTest(variant=key):
-                    self.assertGreaterEqual(row.hidden_snr, MIN_SNR_DB)
-                    self.assertGreaterEqual(row.kv_snr, MIN_SNR_DB)
-                    self.assertLess(row.inputs_max_err, 1e-5)  # same cache, mask and rotary tables
-                    if self.ort:
-                        self.assertGreaterEqual(row.onnx_snr, MIN_SNR_DB)
-                        self.assertGreaterEqual(row.onnx_kv_snr, MIN_SNR_DB)
+        for i, key in enumerate(keys):
+            steps = steps_of(key)
+            work = os.path.join(self.work, f"{tag}-{i}")
+            onnx_steps = sorted({0, steps // 2, steps - 1})
+            row = parity.check_variant(MODEL, LAYER, CTX, key, steps, self.ckpt, self.layer_index, work, self.ort,
+                                       onnx_steps)
+            shutil.rmtree(work)
+            rows.append(row)
+            with self.subTest(variant=key):
+                self.assertGreaterEqual(row.hidden_snr, MIN_SNR_DB)
+                self.assertGreaterEqual(row.kv_snr, MIN_SNR_DB)
+                self.assertLess(row.inputs_max_err, 1e-5)  # same cache, mask and rotary tables
+                if self.ort:
+                    self.assertGreaterEqual(row.onnx_snr, MIN_SNR_DB)
+                    self.assertGreaterEqual(row.onnx_kv_snr, MIN_SNR_DB)
+        return rows
+
+    def print_table(self, title, rows):
         fmt = lambda x: "-" if x is None else ("inf" if math.isinf(x) else f"{x:.1f}")
-        print(f"\nparity: {MODEL} {LAYER} ctx {CTX}, cache {self.config.cache_entries}, {STEPS} steps "
-              f"(PyTorch vs executor; torch.onnx.export vs layoutx ONNX in ORT on steps {onnx_steps})")
+        print(f"\n{title}: {MODEL} {LAYER} ctx {CTX}, cache {self.config.cache_entries} (a context cache: ctx-1), "
+              f"(PyTorch vs executor; torch.onnx.export vs layoutx ONNX in ORT on the first, middle and last steps)")
         print(f"{'variant':<90} {'steps':>5} {'SNR dB':>7} {'K/V dB':>7} {'ONNX dB':>7} {'ONNX K/V':>8}")
         for r in rows:
             print(f"{r.variant_key:<90} {r.steps:>5} {fmt(r.hidden_snr):>7} {fmt(r.kv_snr):>7} {fmt(r.onnx_snr):>7} "
                   f"{fmt(r.onnx_kv_snr):>8}")
         print(f"worst: SNR {fmt(min(r.hidden_snr for r in rows))} dB, K/V {fmt(min(r.kv_snr for r in rows))} dB"
               + (f", ONNX {fmt(min(r.onnx_snr for r in rows))} dB" if self.ort else ""))
+
+    def test_every_variant(self):
+        if self.ort is None:
+            print(f"ONNX comparison skipped: {self.ort_reason}")
+        rows = []
+        for precision in PRECISIONS:
+            keys = parity.meaningful_variants(MODEL, LAYER, CTX, precision)
+            self.assertEqual(len(keys), 40, "the README's 40 meaningful variants per precision")
+            rows += self.check_rows(keys, lambda key: STEPS, precision)
+        self.print_table("parity", rows)
+
+    def test_exporter_forms(self):
+        # Issue 34's forms, each on each preset and combined; a full-length sliding cache
+        # (sliding_cache=context, ctx-1 slots) runs until its ring has wrapped once as well, so
+        # both the window mask by age and the ring write are in the history.
+        rows = []
+        context_steps = max(STEPS, CTX - 1 + 3) if LAYER == "sliding" else STEPS
+        steps_of = lambda key: context_steps if "sliding_cache=context" in key else STEPS
+        for precision in PRECISIONS:
+            cases = parity.exporter_variants(MODEL, LAYER, CTX, precision)
+            forms = {s for _, sets in cases for s in sets}
+            expected = {f"{a}={v}" for a, vs in parity.EXPORTER_FORMS.items() for v in vs
+                        if precision == "w4a16" or a != "weight_quant"}
+            self.assertEqual(forms, expected, "every exporter form is checked")
+            rows += self.check_rows([key for key, _ in cases], steps_of, f"forms-{precision}")
+        self.print_table("parity of the exporter forms", rows)
 
     def test_a_wrong_cache_contract_fails(self):
         # The check can fail: a runtime that leaves unwritten slots unmasked (mask value 0)
