@@ -18,6 +18,7 @@ import torch
 import layoutx
 import layoutx.ort
 from layoutx import torch as lxt
+from layoutx import torch_quant as lxt_quant
 
 import parity
 
@@ -76,7 +77,7 @@ class Parity(unittest.TestCase):
 
     def print_table(self, title, rows):
         fmt = lambda x: "-" if x is None else ("inf" if math.isinf(x) else f"{x:.1f}")
-        print(f"\n{title}: {MODEL} {LAYER} ctx {CTX}, cache {self.config.cache_entries} (a context cache: ctx-1), "
+        print(f"\n{title}: {MODEL} {LAYER} ctx {CTX}, cache {self.config.cache_entries} (sliding_cache=context: ctx-1) "
               f"(PyTorch vs executor; torch.onnx.export vs layoutx ONNX in ORT on the first, middle and last steps)")
         print(f"{'variant':<90} {'steps':>5} {'SNR dB':>7} {'K/V dB':>7} {'ONNX dB':>7} {'ONNX K/V':>8}")
         for r in rows:
@@ -110,6 +111,91 @@ class Parity(unittest.TestCase):
             self.assertEqual(forms, expected, "every exporter form is checked")
             rows += self.check_rows([key for key, _ in cases], steps_of, f"forms-{precision}")
         self.print_table("parity of the exporter forms", rows)
+
+    def run_history(self, key, steps, edit=None, **layer_options):
+        """The PyTorch layer of `key` over the executor's token history (emit's samples, float
+        graph), its config changed by `edit` when given; returns (executor hidden_out, PyTorch
+        hidden_out, runtime, module)."""
+        work = os.path.join(self.work, "history")
+        doc = layoutx.emit(model=MODEL, layer=LAYER, ctx=CTX, layout=key, out=work, weights=self.ckpt,
+                           weight_map=parity.WEIGHT_MAP, layer_index=self.layer_index, calibration_samples=steps)
+        config = lxt.LayerConfig.of(model=MODEL, layer=LAYER, ctx=CTX, layout=key)
+        if edit:
+            edit(config)
+        module = lxt.DecodeLayer(config, lxt.load_safetensors(self.ckpt, parity.WEIGHT_MAP, self.layer_index),
+                                 **layer_options)
+        runtime = lxt.Runtime(config)
+        ref, got = [], []
+        with torch.no_grad():
+            for t in range(steps):
+                sample, expected = parity.load_sample(doc["bundles"][0]["dir"], t)
+                y, k, v = module(*runtime.inputs(sample["hidden_in"]))
+                runtime.absorb(k, v)
+                ref.append(expected["hidden_out"]); got.append(y.numpy())
+        shutil.rmtree(work)
+        return np.concatenate(ref), np.concatenate(got), runtime, module
+
+    def test_quantized_codes(self):
+        # The codes layoutx.torch_quant simulates on top of the float graph (the executor's
+        # float history is the reference): a u8 cache with calibrated, tied encodings, and 4-bit
+        # weights per channel or in LPBQ blocks. Not an executor comparison (no verb hands out
+        # the executor's simulated codes): properties that can fail, and the SNR figures.
+        steps = min(STEPS, CTX - 1)
+        figures = []
+        for precision in PRECISIONS:
+            for preset in parity.PRESETS:
+                key = layoutx.graph(model=MODEL, layer=LAYER, ctx=CTX, layout=preset, set=["kv_dtype=u8"],
+                                    precision=precision)["variant_key"]
+                observed = {}
+                self.run_history(key, steps, observe=observed)
+                config = lxt.LayerConfig.of(model=MODEL, layer=LAYER, ctx=CTX, layout=key)
+                codes = lxt_quant.CacheCodes(config, lxt_quant.calibrate_cache_ranges(config, observed))
+                ref, got, runtime, _ = self.run_history(key, steps, cache_codes=codes)
+                snr = parity.snr_db(ref, got)
+                figures.append((key, snr))
+                with self.subTest(variant=key):
+                    # Tied encodings: the cache holds codes (the runtime copied them, nothing requantized).
+                    k_name, v_name = (("out/k_out/quantize", "out/v_out/quantize") if precision == "fp16"
+                                      else ("attn/k_new/to_cache", "attn/v_new/to_cache"))
+                    for cache, name in ((runtime.k_cache, k_name), (runtime.v_cache, v_name)):
+                        c = cache.double() / codes.scales[name]
+                        self.assertLess(float((c - c.round()).abs().max()), 1e-3)
+                        self.assertLessEqual(float(c.abs().max()), 128.0)
+                    self.assertTrue(20.0 < snr < 100.0, f"u8 cache SNR {snr:.1f} dB")
+            if precision != "w4a16":
+                continue
+            key = layoutx.graph(model=MODEL, layer=LAYER, ctx=CTX, layout="ring", precision=precision)["variant_key"]
+            by_form = {}
+            for form in lxt_quant.BLOCKS:
+                k = key if form == "per_channel" else key + f",weight_quant={form}"
+                ref, got, _, module = self.run_history(k, steps, quantize_weights=True)
+                by_form[form] = parity.snr_db(ref, got)
+                figures.append((k, by_form[form]))
+                # LPBQ's bound: every weight within half its block's step (nothing clipped).
+                w = module.q_k_v_proj.double()
+                raw = torch.as_tensor(lxt.load_safetensors(self.ckpt, parity.WEIGHT_MAP, self.layer_index)["q_k_v_proj"])
+                step = (lxt_quant.lpbq_steps(raw.double(), lxt_quant.BLOCKS[form]) if form != "per_channel"
+                        else (raw.double().abs().amax(dim=0, keepdim=True) / 7).expand_as(raw))
+                self.assertLessEqual(float(((w - raw.double()).abs() - step / 2).max()), 1e-6)
+            # Smaller blocks, finer steps (block64 may equal per-channel where in <= 64 rows).
+            self.assertGreater(by_form["block16"], by_form["block32"])
+            self.assertGreater(by_form["block32"], by_form["block64"])
+            self.assertGreaterEqual(by_form["block64"], by_form["per_channel"] - 0.5)
+        print(f"\nquantized codes: {MODEL} {LAYER} ctx {CTX}, {steps} steps, hidden_out SNR vs the executor's float graph")
+        for key, snr in figures:
+            print(f"{key:<90} {snr:7.1f} dB")
+
+    def test_a_wrong_window_mask_fails(self):
+        # The window mask by age can fail: a full-length sliding cache played without it (the
+        # layer's window taken as 0) against the executor's history.
+        if LAYER != "sliding":
+            self.skipTest("a full layer has no window")
+        key = layoutx.graph(model=MODEL, layer=LAYER, ctx=CTX, layout="ring", set=["sliding_cache=context"])["variant_key"]
+        steps = max(STEPS, CTX - 1 + 3)
+        ref, got, _, _ = self.run_history(key, steps)
+        self.assertGreater(parity.snr_db(ref, got), MIN_SNR_DB)
+        ref, got, _, _ = self.run_history(key, steps, edit=lambda c: setattr(c, "window", 0))
+        self.assertLess(parity.snr_db(ref, got), 60.0)
 
     def test_a_wrong_cache_contract_fails(self):
         # The check can fail: a runtime that leaves unwritten slots unmasked (mask value 0)
