@@ -197,6 +197,15 @@ class Parity(unittest.TestCase):
         ref, got, _, _ = self.run_history(key, steps, edit=lambda c: setattr(c, "window", 0))
         self.assertLess(parity.snr_db(ref, got), 60.0)
 
+    def test_an_unknown_form_is_refused(self):
+        # A form the document names that layoutx.torch does not compute (a new axis, or a new
+        # value of a known one) is refused by name, not computed as the default.
+        doc = layoutx.graph(model=MODEL, layer=LAYER, ctx=CTX, layout="ring")
+        for axis, value in (("heads", "per_head"), ("softmax", "fancy")):
+            changed = dict(doc, axes=dict(doc["axes"], **{axis: value}))
+            with self.assertRaisesRegex(layoutx.Error, f"{axis}={value} is not mirrored"):
+                lxt.LayerConfig(changed)
+
     def test_a_wrong_cache_contract_fails(self):
         # The check can fail: a runtime that leaves unwritten slots unmasked (mask value 0)
         # against the executor's history, over the steps before the cache is full.
