@@ -41,8 +41,9 @@ from layoutx.checkpoint import (NORMS, PROJECTIONS, load_safetensors, load_weigh
 
 # The axes and values DecodeLayer and Runtime compute. The graph document names every priced axis
 # and an unpriced one when off its default; an axis or value not here is refused by name rather
-# than computed as something else (a new form, e.g. heads=per_head, is added here and where
-# DecodeLayer reads it: _attention for heads, _project for projections).
+# than computed as something else. heads=per_head and projection=conv1x1 (issue 34 items 4-5)
+# are not mirrored yet: they go here and where DecodeLayer reads them (_attention for heads,
+# _project for projections).
 FORMS = {
     "returns": ("window", "new_entry"),
     "join": ("keys", "scores"),
@@ -55,6 +56,8 @@ FORMS = {
     "k_layout": ("transposed", "rows"),
     "weight_quant": ("per_channel", "block16", "block32", "block64"),
     "sliding_cache": ("window", "context"),
+    "heads": ("grouped",),
+    "projection": ("matmul",),
 }
 
 

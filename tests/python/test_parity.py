@@ -201,7 +201,7 @@ class Parity(unittest.TestCase):
         # A form the document names that layoutx.torch does not compute (a new axis, or a new
         # value of a known one) is refused by name, not computed as the default.
         doc = layoutx.graph(model=MODEL, layer=LAYER, ctx=CTX, layout="ring")
-        for axis, value in (("heads", "per_head"), ("softmax", "fancy")):
+        for axis, value in (("heads", "per_head"), ("projection", "conv1x1"), ("softmax", "fancy"), ("unheard", "x")):
             changed = dict(doc, axes=dict(doc["axes"], **{axis: value}))
             with self.assertRaisesRegex(layoutx.Error, f"{axis}={value} is not mirrored"):
                 lxt.LayerConfig(changed)
