@@ -185,6 +185,29 @@ class Parity(unittest.TestCase):
         for key, snr in figures:
             print(f"{key:<90} {snr:7.1f} dB")
 
+    def test_u8_codes_match_quantize_linear(self):
+        # torch_quant's u8 encoding is ONNX's QuantizeLinear -> DequantizeLinear (uint8, zero
+        # point 128), which layoutx's QDQ ONNX emits and whose codes the executor's simulation
+        # matches (tests/emit OrtQdq): ties round to even, out-of-range values saturate.
+        if self.ort is None:
+            self.skipTest(self.ort_reason)
+        scale = 0.0625  # a power of two: every tie below is exact in float32
+        ties = (torch.arange(-140, 140, dtype=torch.float32) + 0.5) * scale
+        x = torch.cat([ties, torch.randn(500, generator=torch.Generator().manual_seed(3)) * 5, torch.tensor([0.0, -0.0])])
+
+        class Qdq(torch.nn.Module):
+            def forward(self, x):
+                return torch.fake_quantize_per_tensor_affine(x, scale, 128, 0, 255)
+
+        path = os.path.join(self.work, "qdq.onnx")
+        torch.onnx.export(Qdq(), (x,), path, input_names=["x"], output_names=["y"], opset_version=17)
+        theirs = self.ort.run(path, {"x": x.numpy()})["y"]
+        mine = lxt_quant.quantize_u8_symmetric(x, scale).numpy()
+        self.assertTrue(np.array_equal(mine, theirs), f"max diff {np.max(np.abs(mine - theirs))}")
+        # u8_scale is the float32 scale of max(|lo|, |hi|) / 127; an empty range leaves x as is.
+        self.assertEqual(lxt_quant.u8_scale(-2.54, 1.0), float(np.float32(2.54 / 127)))
+        self.assertIs(lxt_quant.quantize_u8_symmetric(x, lxt_quant.u8_scale(0.0, 0.0)), x)
+
     def test_a_wrong_window_mask_fails(self):
         # The window mask by age can fail: a full-length sliding cache played without it (the
         # layer's window taken as 0) against the executor's history.
