@@ -1,5 +1,6 @@
 """Parity of layoutx.torch with layoutx's executor and of its ONNX export with layoutx's emitted
-ONNX, over every meaningful variant of one model's layer type (parity.py says how).
+ONNX, over every meaningful variant of one model's layer type and every exporter form (issue 34)
+on each preset (parity.py says how); layoutx.torch_quant's codes by their properties.
 
     python3 test_parity.py MODEL LAYER CTX STEPS PRECISIONS [unittest args]   (PRECISIONS: fp16,w4a16)
 
