@@ -67,7 +67,7 @@ class LayerConfig:
     def __init__(self, graph_doc):
         spec = graph_doc["layer_spec"]
         self.variant_key = graph_doc["variant_key"]
-        self.axes = graph_doc["axes"]  # every axis that applies, defaults included
+        self.axes = graph_doc["axes"]  # every priced axis that applies; an unpriced one off its default
         for axis, value in self.axes.items():
             if value not in FORMS.get(axis, ()):
                 raise layoutx.Error(f"layoutx.torch: {self.variant_key}: {axis}={value} is not mirrored here "
