@@ -4,31 +4,61 @@
 the README's "Op by op" table), with the emitted ONNX's I/O signature: ``forward(hidden_in,
 k_cache, v_cache, mask[, rope_cos, rope_sin]) -> (hidden_out, k_out, v_out)``, all float32:
 
-  hidden_in [1, H]; k_cache [kv, D, N] (transposed); v_cache [kv, N, D]; mask [1, 1, N+1]
-  (additive: 0 for a written slot and the new token, the layer's mask value where unwritten);
-  rope_cos/rope_sin [1, 1, r] for the absolute position (absent when r = 0).
-  returns=window:    k_out [kv, D, N], v_out [kv, N, D], the updated window (oldest dropped).
-  returns=new_entry: k_out [kv, D, 1], v_out [kv, 1, D], the new entry only.
+  hidden_in [1, H]; k_cache [kv, D, N] (k_layout=transposed, the default) or [kv, N, D]
+  (k_layout=rows); v_cache [kv, N, D]; mask [1, 1, N+1] (additive: 0 for an open slot and the
+  new token, the layer's mask value where unwritten or, sliding_cache=context, older than the
+  window); rope_cos/rope_sin [1, 1, r] for the absolute position (absent when r = 0).
+  returns=window:    k_out, v_out in the caches' shapes, the updated window (oldest dropped).
+  returns=new_entry: k_out [kv, D, 1] (rows: [kv, 1, D]), v_out [kv, 1, D], the new entry only.
+
+The exporters' forms (issue 34) come from the same document: k_layout=rows (scores read K
+transposed, the new key is a row), softmax=masked (the mask add folded into the softmax: the
+same function in float), sliding_cache=context (the graph's N is ctx-1; the runtime masks by
+age). kv_dtype (u8/u16 cache I/O) and weight_quant (LPBQ blocks) change only codes: the float
+graph is the same (the emitted ONNX casts), and ``layoutx.torch_quant`` simulates the codes.
 
 The layer's shapes and variant come from ``layoutx.graph`` (the same model loader and variant
 parser as the command line), so nothing about a model is restated here. ``Runtime`` plays the
 cache for a token history the way the device runtime does (ring slot t mod N, append at t,
 or take the returned window). Precisions w8a16/w4a16 are the same float graph, as emitted:
-quantization is the device toolchain's.
+quantization is the device toolchain's (``layoutx.torch_quant`` simulates the u8 cache codes and
+the 4-bit block weights on request).
 """
-import json
 import math
-import struct
 
 import numpy as np
 import torch
 from torch import nn
 
 import layoutx
+from layoutx import torch_quant
 
-# Roles of the layer's parameters, in the graph's layouts: projections [in, out], norms [H].
-PROJECTIONS = ("q_k_v_proj", "g_proj", "out_proj", "gate_proj", "up_proj", "down_proj")
-NORMS = ("input_layernorm", "post_attention_layernorm")
+# Checkpoints (safetensors through the weight map) live in layoutx.checkpoint; the names are
+# kept here, where the module's users have always found them.
+from layoutx.checkpoint import (NORMS, PROJECTIONS, load_safetensors, load_weight_map, read_safetensors,  # noqa: F401
+                                write_random_checkpoint, write_safetensors)
+
+
+# The axes and values DecodeLayer and Runtime compute. The graph document names every priced axis
+# and an unpriced one when off its default; an axis or value not here is refused by name rather
+# than computed as something else. heads=per_head and projection=conv1x1 (issue 34 items 4-5)
+# are not mirrored yet: they go here and where DecodeLayer reads them (_attention for heads,
+# _project for projections).
+FORMS = {
+    "returns": ("window", "new_entry"),
+    "join": ("keys", "scores"),
+    "softmax": ("fused", "explicit", "masked"),
+    "new_score": ("matmul", "mul_reducesum"),
+    "new_value": ("matmul", "broadcast_mul"),
+    "gelu": ("erf", "tanh"),
+    "precision": ("fp16", "w8a16", "w4a16"),
+    "kv_dtype": ("f16", "u8", "u16"),
+    "k_layout": ("transposed", "rows"),
+    "weight_quant": ("per_channel", "block16", "block32", "block64"),
+    "sliding_cache": ("window", "context"),
+    "heads": ("grouped",),
+    "projection": ("matmul",),
+}
 
 
 class LayerConfig:
@@ -37,7 +67,11 @@ class LayerConfig:
     def __init__(self, graph_doc):
         spec = graph_doc["layer_spec"]
         self.variant_key = graph_doc["variant_key"]
-        self.axes = graph_doc["axes"]  # every axis that applies, defaults included
+        self.axes = graph_doc["axes"]  # every priced axis that applies; an unpriced one off its default
+        for axis, value in self.axes.items():
+            if value not in FORMS.get(axis, ()):
+                raise layoutx.Error(f"layoutx.torch: {self.variant_key}: {axis}={value} is not mirrored here "
+                                    f"(layoutx.torch computes {', '.join(f'{a}={v}' for a in FORMS for v in FORMS[a])})")
         self.layer = graph_doc["layer"]
         self.ctx = graph_doc["ctx"]
         self.cache_entries = graph_doc["cache_entries"]
@@ -53,6 +87,14 @@ class LayerConfig:
         self.activation = spec["activation"]
         self.head_gate = spec["head_gate"]
         self.mask_value = spec["mask_value"]
+        # The exporters' forms (issue 34); a document without them (an older layoutx, or an axis
+        # that does not apply) means the default. cache_entries is already the form's N.
+        self.k_rows = self.axes.get("k_layout", "transposed") == "rows"
+        self.kv_dtype = self.axes.get("kv_dtype", "f16")
+        self.weight_quant = self.axes.get("weight_quant", "per_channel")
+        self.sliding_cache = self.axes.get("sliding_cache", "window")
+        # Op names by kind, for the forms that are points in the graph (the u8 cache Converts).
+        self.u8_converts = [op["name"] for op in graph_doc["ops"] if op["kind"] == "Convert" and op.get("dtype") == "u8"]
         # Weight shapes by role, from the graph's own Weight ops.
         self.weight_shapes = {op["role"]: op["output_shape"] for op in graph_doc["ops"] if op["kind"] == "Weight"}
 
@@ -66,6 +108,15 @@ class LayerConfig:
     def group(self):
         return self.heads // self.kv_heads
 
+    @property
+    def k_slot_axis(self):
+        """The K cache's slot axis: 2 of [kv, D, N] (transposed), 1 of [kv, N, D] (rows)."""
+        return 1 if self.k_rows else 2
+
+    def k_cache_shape(self, entries):
+        kv, D = self.kv_heads, self.head_dim
+        return (kv, entries, D) if self.k_rows else (kv, D, entries)
+
 
 def _rmsnorm(x, w, eps):
     # Mul(x, x), ReduceMean, Add(eps), Sqrt, Div, Mul(weight): the emitted ONNX's form.
@@ -75,18 +126,37 @@ def _rmsnorm(x, w, eps):
 class DecodeLayer(nn.Module):
     """One decode step of one layer variant (see the module docstring for the signature)."""
 
-    def __init__(self, config, weights):
-        """``weights``: {role: array or tensor} in the graph's layouts (``load_safetensors``)."""
+    def __init__(self, config, weights, cache_codes=None, quantize_weights=False, observe=None):
+        """``weights``: {role: array or tensor} in the graph's layouts (``load_safetensors``).
+        ``cache_codes``: a ``torch_quant.CacheCodes`` (kv_dtype=u8: the u8 Converts' codes);
+        ``quantize_weights``: projections take their w8/w4 values (weight_quant's blocks) as
+        the executor's quantizer gives them; ``observe``: a dict that collects, per u8 Convert
+        name, the float values that reach it (for ``torch_quant.calibrate_cache_ranges``)."""
         super().__init__()
         self.config = c = config
+        self.cache_codes, self.observe = cache_codes, observe
+        bits = {"w8a16": 8, "w4a16": 4}.get(c.axes["precision"])
         for role, shape in c.weight_shapes.items():
             if role not in weights:
                 raise layoutx.Error(f"layoutx.torch: weight '{role}' is missing")
             t = torch.as_tensor(np.asarray(weights[role]), dtype=torch.float32)
             if list(t.shape) != list(shape):
                 raise layoutx.Error(f"layoutx.torch: weight '{role}' is {list(t.shape)}, the layer needs {list(shape)}")
+            if quantize_weights and bits and role in PROJECTIONS:
+                t = torch_quant.quantize_projection(t, c.weight_quant, bits)
             self.register_buffer(role, t.clone())
         self.scale = 1.0 / math.sqrt(c.head_dim)
+
+    def _convert(self, name, x):
+        """The graph's Convert `name` (u8 cache codes): identity in the float graph, the codes
+        with cache_codes; observed for calibration."""
+        if self.observe is not None and name in self.config.u8_converts:
+            self.observe.setdefault(name, []).append(x.detach().clone())
+        return self.cache_codes(name, x) if self.cache_codes is not None else x
+
+    def _project(self, x, role):
+        # projection=matmul: x [1, in] @ W [in, out]. (A conv1x1 form would go here.)
+        return x @ getattr(self, role)
 
     def _rope(self, x, cos, sin):
         # NeoX over the leading r dims: x*cos + rotate_half(x)*sin, rotate_half = [-x2, x1].
@@ -96,8 +166,14 @@ class DecodeLayer(nn.Module):
         y = xr * cos + torch.cat([-x2, x1], dim=-1) * sin
         return torch.cat([y, x[..., r:d]], dim=-1) if r < d else y
 
-    def _softmax(self, x):
-        if self.config.axes["softmax"] == "fused":
+    def _softmax(self, scores, mask):
+        form = self.config.axes["softmax"]
+        if form == "masked":
+            # QNN's MaskedSoftmax: the add folded into the op; in float the same function
+            # (exported as Add + Softmax, as layoutx's ONNX writes it).
+            return torch.softmax(scores + mask, dim=-1)
+        x = scores + mask
+        if form == "fused":
             return torch.softmax(x, dim=-1)
         m = x.amax(dim=-1, keepdim=True)
         e = torch.exp(x - m)
@@ -111,12 +187,46 @@ class DecodeLayer(nn.Module):
             return 0.5 * g * (1.0 + torch.erf(g / math.sqrt(2.0)))
         return 0.5 * g * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (g + 0.044715 * g * g * g)))
 
+    def _keys(self, q, k):
+        """q @ K for K in the cache's layout: [kv, D, n] as is, [kv, n, D] (rows) transposed."""
+        return q @ (k.transpose(-1, -2) if self.config.k_rows else k)
+
+    def _attention(self, q, k, v_new, k_cache, v_cache, mask):
+        """Grouped heads (one op per tensor): q [kv, G, D], k/v_new [kv, 1, D]; returns the
+        context [kv, G, D] and the joined caches (None when the form builds none)."""
+        c, ax = self.config, self.config.axes
+        N = c.cache_entries
+        k_new = k if c.k_rows else k.reshape(c.kv_heads, c.head_dim, 1)  # the new key in K's layout
+        # The new entry as the cache holds it: a quantized graph's u8 cache takes its codes once
+        # (an fp16 graph has no such Convert: it quantizes its outputs).
+        k_entry = self._convert("attn/k_new/to_cache", k_new)
+        v_entry = self._convert("attn/v_new/to_cache", v_new)
+        k_all = v_all = None
+        if ax["join"] == "keys" or ax["returns"] == "window":
+            k_all = torch.cat([k_cache, k_entry], dim=c.k_slot_axis)  # [kv, D, N+1] or [kv, N+1, D]
+            v_all = torch.cat([v_cache, v_entry], dim=1)  # [kv, N+1, D]
+        # Where the new token meets the cache.
+        if ax["join"] == "keys":
+            scores = self._keys(q, k_all)
+        else:
+            s_cache = self._keys(q, k_cache)
+            s_new = self._keys(q, k_new) if ax["new_score"] == "matmul" else (q * k).sum(dim=-1, keepdim=True)
+            scores = torch.cat([s_cache, s_new], dim=-1)
+        probs = self._softmax(scores, mask)
+        if ax["join"] == "keys":
+            context = probs @ v_all
+        else:
+            p_cache, p_new = probs[..., :N], probs[..., N : N + 1]
+            c_new = p_new @ v_new if ax["new_value"] == "matmul" else p_new * v_new
+            context = p_cache @ v_cache + c_new
+        return context, (k_entry, v_entry), (k_all, v_all)
+
     def forward(self, hidden_in, k_cache, v_cache, mask, rope_cos=None, rope_sin=None):
         c, ax = self.config, self.config.axes
         kv, G, D, N, nh = c.kv_heads, c.group, c.head_dim, c.cache_entries, c.heads
         # Attention block: pre-norm, fused QKV, RoPE, scaled scores.
         xn = _rmsnorm(hidden_in, self.input_layernorm, c.rms_eps)
-        qkv = xn @ self.q_k_v_proj
+        qkv = self._project(xn, "q_k_v_proj")
         q = qkv[:, : nh * D].reshape(kv, G, D)
         k = qkv[:, nh * D : (nh + kv) * D].reshape(kv, 1, D)
         v_new = qkv[:, (nh + kv) * D : (nh + 2 * kv) * D].reshape(kv, 1, D)
@@ -124,35 +234,21 @@ class DecodeLayer(nn.Module):
             q = self._rope(q, rope_cos, rope_sin)
             k = self._rope(k, rope_cos, rope_sin)
         q = q * self.scale
-        k_new_t = k.reshape(kv, D, 1)
-        k_all = v_all = None
-        if ax["join"] == "keys" or ax["returns"] == "window":
-            k_all = torch.cat([k_cache, k_new_t], dim=2)  # [kv, D, N+1]
-            v_all = torch.cat([v_cache, v_new], dim=1)  # [kv, N+1, D]
-        # Where the new token meets the cache.
-        if ax["join"] == "keys":
-            scores = q @ k_all
-        else:
-            s_cache = q @ k_cache
-            s_new = q @ k_new_t if ax["new_score"] == "matmul" else (q * k).sum(dim=-1, keepdim=True)
-            scores = torch.cat([s_cache, s_new], dim=-1)
-        probs = self._softmax(scores + mask)
-        if ax["join"] == "keys":
-            context = probs @ v_all
-        else:
-            p_cache, p_new = probs[..., :N], probs[..., N : N + 1]
-            c_new = p_new @ v_new if ax["new_value"] == "matmul" else p_new * v_new
-            context = p_cache @ v_cache + c_new
+        context, (k_entry, v_entry), (k_all, v_all) = self._attention(q, k, v_new, k_cache, v_cache, mask)
         # Head-wise gate: one sigmoid scalar per query head, from the normed input.
         if c.head_gate:
-            context = context * torch.sigmoid(xn @ self.g_proj).reshape(kv, G, 1)
-        h = hidden_in + context.reshape(1, nh * D) @ self.out_proj
+            context = context * torch.sigmoid(self._project(xn, "g_proj")).reshape(kv, G, 1)
+        h = hidden_in + self._project(context.reshape(1, nh * D), "out_proj")
         # Gated MLP: down(act(gate(x)) * up(x)).
         hn = _rmsnorm(h, self.post_attention_layernorm, c.rms_eps)
-        y = h + (self._activation(hn @ self.gate_proj) * (hn @ self.up_proj)) @ self.down_proj
+        y = h + self._project(self._activation(self._project(hn, "gate_proj")) * self._project(hn, "up_proj"),
+                              "down_proj")
         if ax["returns"] == "window":
-            return y, k_all[:, :, 1 : N + 1], v_all[:, 1 : N + 1, :]
-        return y, k_new_t, v_new
+            k_out, v_out = k_all.narrow(c.k_slot_axis, 1, N), v_all[:, 1 : N + 1, :]
+        else:
+            k_out, v_out = k_entry, v_entry
+        # An fp16 graph's u8 cache: the outputs are quantized at the boundary.
+        return y, self._convert("out/k_out/quantize", k_out), self._convert("out/v_out/quantize", v_out)
 
     def input_names(self):
         """The ONNX input names, in forward's order (the emitted ONNX's names)."""
@@ -175,15 +271,31 @@ class Runtime:
     ``inputs(hidden)`` gives the step's graph inputs (cache, mask, rotary tables of position t);
     ``absorb(k_out, v_out)`` takes the step's K/V back: the returned window becomes the cache
     (written slots are the newest min(t+1, N), at the end), or the new entry goes into slot
-    t mod N (sliding: the ring) or t (full: append) and that slot is unmasked."""
+    t mod N (sliding: the ring) or t (full: append), a key as a column (k_layout=transposed) or
+    a row (rows). A slot is open to step t's query when written and, for a layer with a window,
+    its token s is within it (t - s <= window - 1): only a cache longer than the window
+    (sliding_cache=context) holds older tokens. The runtime tracks each slot's token, so the
+    mask follows from what it wrote (not from the executor's slot formula)."""
 
     def __init__(self, config):
         c = self.config = config
         N = c.cache_entries
         self.t = 0
-        self.k_cache = torch.zeros(c.kv_heads, c.head_dim, N)
+        self.k_cache = torch.zeros(*c.k_cache_shape(N))
         self.v_cache = torch.zeros(c.kv_heads, N, c.head_dim)
-        self.written = torch.zeros(N, dtype=torch.bool)
+        self.token = torch.full((N,), -1, dtype=torch.long)  # the token each slot holds, -1: unwritten
+
+    @property
+    def written(self):
+        return self.token >= 0
+
+    def open_slots(self):
+        """Slots step t's query sees: written, and within the window when the layer has one."""
+        c = self.config
+        is_open = self.written.clone()
+        if c.window > 0:
+            is_open &= (self.t - self.token) <= c.window - 1
+        return is_open
 
     def max_steps(self):
         """Tokens an empty cache can take: a full layer that appends holds N + 1."""
@@ -206,7 +318,7 @@ class Runtime:
         if limit is not None and self.t >= limit:
             raise layoutx.Error(f"runtime: a full layer at ctx {c.ctx} holds {limit} tokens; step {self.t} exceeds it")
         mask = torch.zeros(1, 1, c.cache_entries + 1)
-        mask[0, 0, : c.cache_entries][~self.written] = c.mask_value
+        mask[0, 0, : c.cache_entries][~self.open_slots()] = c.mask_value
         args = [torch.as_tensor(hidden, dtype=torch.float32).reshape(1, c.hidden), self.k_cache.clone(),
                 self.v_cache.clone(), mask]
         if c.rotary_dims > 0:
@@ -217,13 +329,12 @@ class Runtime:
         c, N = self.config, self.config.cache_entries
         if c.axes["returns"] == "window":
             self.k_cache, self.v_cache = k_out.detach().clone(), v_out.detach().clone()
-            filled = min(self.t + 1, N)
-            self.written = torch.arange(N) >= N - filled
+            self.token = torch.cat([self.token[1:], torch.tensor([self.t])])  # the oldest dropped
         elif not (c.layer == "full" and self.t >= N):  # a full layer's last token has no slot
             slot = self.t % N if c.layer == "sliding" else self.t
-            self.k_cache[:, :, slot] = k_out.detach()[:, :, 0]
+            self.k_cache.select(c.k_slot_axis, slot).copy_(k_out.detach().select(c.k_slot_axis, 0))
             self.v_cache[:, slot, :] = v_out.detach()[:, 0, :]
-            self.written[slot] = True
+            self.token[slot] = self.t
         self.t += 1
 
     def run(self, layer, hidden_states):
@@ -236,93 +347,3 @@ class Runtime:
                 self.absorb(k, v)
                 outs.append((y, k, v))
         return outs
-
-
-# ---- weights from a safetensors checkpoint, through layoutx's weight map -----------------
-
-_DTYPES = {"F32": np.float32, "F16": np.float16, "F64": np.float64}
-
-
-def read_safetensors(path):
-    """{name: numpy array} of a safetensors file (F32, F16, F64 tensors; BF16 widened)."""
-    with open(path, "rb") as f:
-        (n,) = struct.unpack("<Q", f.read(8))
-        header = json.loads(f.read(n))
-        data = f.read()
-    out = {}
-    for name, t in header.items():
-        if name == "__metadata__":
-            continue
-        lo, hi = t["data_offsets"]
-        raw = data[lo:hi]
-        if t["dtype"] == "BF16":
-            a = (np.frombuffer(raw, dtype="<u2").astype(np.uint32) << 16).view(np.float32)
-        elif t["dtype"] in _DTYPES:
-            a = np.frombuffer(raw, dtype=np.dtype(_DTYPES[t["dtype"]]).newbyteorder("<"))
-        else:
-            raise layoutx.Error(f"{path}: tensor '{name}' has dtype {t['dtype']}, not a float type")
-        out[name] = a.reshape(t["shape"])
-    return out
-
-
-def write_safetensors(path, tensors):
-    """Writes {name: array} as float32 safetensors (for tests and examples)."""
-    header, blobs, offset = {}, [], 0
-    for name, a in tensors.items():
-        b = np.ascontiguousarray(np.asarray(a, dtype="<f4")).tobytes()
-        header[name] = {"dtype": "F32", "shape": list(np.shape(a)), "data_offsets": [offset, offset + len(b)]}
-        blobs.append(b)
-        offset += len(b)
-    h = json.dumps(header).encode()
-    h += b" " * (-len(h) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
-
-
-def write_random_checkpoint(path, weight_map, layers, seed):
-    """A float32 checkpoint of random layers for tests and examples (no real weights ship with
-    layoutx): ``layers`` = {layer index: LayerConfig}; tensors under the weight map's names and
-    layout; projections N(0, s^2) with s = max(0.02, 0.9 / sqrt(fan_in)) and norms
-    1 + N(0, 0.05^2), the scales of layoutx's seeded weights (model/numerics/weights.h)."""
-    wm = load_weight_map(weight_map) if isinstance(weight_map, str) else weight_map
-    rng = np.random.default_rng(seed)
-    tensors = {}
-    for index, config in layers.items():
-        for role, shape in config.weight_shapes.items():
-            if role in PROJECTIONS:
-                a = rng.normal(0.0, max(0.02, 0.9 / math.sqrt(shape[0])), size=shape)
-                a = a.T if wm["linear_layout"] == "out_in" else a
-            else:
-                a = 1.0 + rng.normal(0.0, 0.05, size=shape) - wm["norm_offset"]
-            tensors[wm["tensors"][role].replace("{i}", str(index))] = a.astype(np.float32)
-    write_safetensors(path, tensors)
-
-
-def load_weight_map(path):
-    """The weight map YAML (configs/models/<model>.weights.yaml): linear_layout, norm_offset,
-    tensors {role: name with {i}}."""
-    import yaml
-
-    with open(path) as f:
-        m = yaml.safe_load(f)
-    return {"linear_layout": m.get("linear_layout", "out_in"), "norm_offset": float(m.get("norm_offset", 0.0)),
-            "tensors": m["tensors"]}
-
-
-def load_safetensors(path, weight_map, layer_index):
-    """One layer's weights {role: array} in the graph's layouts, read as layoutx reads them:
-    nn.Linear's [out, in] transposed when linear_layout is out_in; norm_offset added to norms."""
-    wm = load_weight_map(weight_map) if isinstance(weight_map, str) else weight_map
-    tensors = read_safetensors(path)
-    out = {}
-    for role, name in wm["tensors"].items():
-        name = name.replace("{i}", str(layer_index))
-        if name not in tensors:
-            continue  # e.g. g_proj for a layer without a head gate; DecodeLayer names what is missing
-        a = tensors[name].astype(np.float32)
-        if role in PROJECTIONS and wm["linear_layout"] == "out_in":
-            a = a.T
-        if role in NORMS:
-            a = a + np.float32(wm["norm_offset"])
-        out[role] = np.ascontiguousarray(a)
-    return out

@@ -47,6 +47,40 @@ def meaningful_variants(model, layer, ctx, precision):
     return keys
 
 
+# The exporters' forms (issue 34): unpriced axes, so layoutx's variants() keeps them at their
+# defaults and the product above never reaches them; each value is checked off its default on
+# each preset, and one exporter's layout combines them. weight_quant applies to w4a16 only.
+EXPORTER_FORMS = {
+    "kv_dtype": ["u8", "u16"],
+    "k_layout": ["rows"],
+    "softmax": ["masked"],
+    "sliding_cache": ["context"],
+    "weight_quant": ["block16", "block32", "block64"],
+}
+PRESETS = ("roll", "ring", "score-join")
+# What the exporters ship (htp-facts.md): an 8-bit cache, K as rows, the masked softmax, one
+# full-length cache shape, block-64 4-bit weights (at w4a16).
+EXPORTER_LAYOUT = ["kv_dtype=u8", "k_layout=rows", "softmax=masked", "sliding_cache=context"]
+
+
+def exporter_variants(model, layer, ctx, precision):
+    """(variant key, the forms it sets) of every exporter form on every preset, and the combined
+    exporter layout on each preset; deduplicated by key. A value layoutx refuses at this
+    precision (weight_quant off w4a16) is left out; any other refusal is an error."""
+    cases = [(preset, [f"{axis}={value}"]) for axis, values in EXPORTER_FORMS.items() for value in values
+             for preset in PRESETS]
+    combined = EXPORTER_LAYOUT + (["weight_quant=block64"] if precision == "w4a16" else [])
+    cases += [(preset, combined) for preset in PRESETS]
+    keys = []
+    for preset, sets in cases:
+        if precision != "w4a16" and any(s.startswith("weight_quant=") for s in sets):
+            continue
+        doc = layoutx.graph(model=model, layer=layer, ctx=ctx, layout=preset, set=sets, precision=precision)
+        if doc["variant_key"] not in [k for k, _ in keys]:
+            keys.append((doc["variant_key"], sets))
+    return keys
+
+
 def snr_db(ref, x):
     ref, x = np.asarray(ref, np.float64), np.asarray(x, np.float64)
     noise = np.sum((x - ref) ** 2)
