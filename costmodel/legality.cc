@@ -1,5 +1,7 @@
 #include "costmodel/legality.h"
 
+#include "costmodel/axis_records.h"
+
 #include "support/error.h"
 #include "support/yaml_reader.h"
 
@@ -99,7 +101,17 @@ RuleSet parse(const YAML::Node& root, const std::string& file) {
   top.integer("version", true, 2, 2);
   YAML::Node defaults = top.child("defaults", true);
   YAML::Node forms = top.child("forms", true);
+  const auto axis_records = top.string("axis_records", false);
   top.finish();
+  if (axis_records) {
+    const auto slash = file.find_last_of('/');
+    const std::string path = (slash == std::string::npos ? std::string() : file.substr(0, slash + 1)) + *axis_records;
+    try {
+      rs.axis_records = load_axis_records(path);
+    } catch (const Error& e) {
+      errors.add(where(file, root["axis_records"]) + ": axis_records: " + e.what());
+    }
+  }
   if (defaults.IsDefined() && defaults.IsMap()) {
     for (auto it = defaults.begin(); it != defaults.end(); ++it) {
       const std::string p = it->first.Scalar();
@@ -328,6 +340,7 @@ Legality check_legality(const RuleSet& rules, const model::LayerGraph& g, const 
   Legality l;
   l.compiles = result;
   for (auto& [c, r] : found) l.reasons.push_back(std::move(r));
+  check_axis_records(rules.axis_records, g.variant, l);
   return l;
 }
 

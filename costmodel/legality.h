@@ -4,6 +4,7 @@
 // a form nobody tried at a precision gives `unknown`: the tool never picks one record.
 #pragma once
 #include <map>
+#include <utility>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,8 +46,20 @@ struct FormRule {
   std::map<model::Precision, std::vector<Record>> records;  // a precision not here: never tried
 };
 
+// Conversion records by axis value (costmodel/axis_records.h reads and checks them).
+struct AxisRecords {
+  std::string source;  // the file
+  // (axis, value) -> precision -> records. A value not listed, or a precision without records
+  // (an `unknown` entry says nothing was tried), is unknown. An axis at its default is today's
+  // form: the op-form rules cover it.
+  std::map<std::pair<std::string, std::string>, std::map<model::Precision, std::vector<Record>>> records;
+};
+
 struct RuleSet {
   std::string source;
+  // The exporters' forms by axis value: the file the op-form rules name under `axis_records:`
+  // (relative to their own folder), or none.
+  AxisRecords axis_records;
   // Per precision: the records for the ops every variant has (projections, norms, MLP, rotary),
   // i.e. the outcome of a graph that matches no form. A precision not here: unknown.
   std::map<model::Precision, std::vector<Record>> defaults;
