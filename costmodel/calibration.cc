@@ -390,7 +390,9 @@ RowPrediction predict_row(const Calibration& c, const DeviceSpec& device, const 
 }
 
 double prediction_sd_ms(const Calibration& c, const Eigen::VectorXd& row, double latency_ms, double model_rel_sd) {
-  const double coef_var_ms2 = std::max(row.dot(c.covariance * row), 0.0) / 1e6;
+  thread_local Eigen::VectorXd cov_row;  // covariance * row, its storage kept between calls
+  cov_row.noalias() = c.covariance * row;
+  const double coef_var_ms2 = std::max(row.dot(cov_row), 0.0) / 1e6;
   const double model_sd_ms = model_rel_sd * latency_ms;
   return std::sqrt(coef_var_ms2 + model_sd_ms * model_sd_ms);
 }

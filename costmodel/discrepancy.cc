@@ -23,13 +23,18 @@ double composition_distance(const Eigen::VectorXd& a, const Eigen::VectorXd& b) 
 }
 
 Eigen::VectorXd Discrepancy::k(const Eigen::VectorXd& comp) const {
-  Eigen::VectorXd out(static_cast<Eigen::Index>(measured.size()));
+  Eigen::VectorXd out;
+  k_into(comp, out);
+  return out;
+}
+
+void Discrepancy::k_into(const Eigen::VectorXd& comp, Eigen::VectorXd& out) const {
+  out.resize(static_cast<Eigen::Index>(measured.size()));
   for (size_t j = 0; j < measured.size(); ++j) {
     const double d = measured[j].size() == comp.size() ? composition_distance(comp, measured[j]) : 1.0;
     const double x = d / distance_scale;  // past 40 the covariance is below 1e-17 of the variance
     out[static_cast<Eigen::Index>(j)] = x > 40 ? 0.0 : rel_sd * rel_sd * std::exp(-x);
   }
-  return out;
 }
 
 void Discrepancy::finish() {
@@ -49,9 +54,17 @@ Discrepancy::At Discrepancy::at(const Eigen::VectorXd& row, const Eigen::VectorX
     a.rel_sd = rel_sd;
     return a;
   }
-  const Eigen::VectorXd kx = k(composition(row, theta));
+  // Every prediction of every priced member comes here: the same sums as composition(), k() and
+  // kx' inverse_ kx, in buffers that keep their storage between calls (no allocation).
+  thread_local Eigen::VectorXd comp, kx, ikx;
+  comp = row.cwiseProduct(theta);
+  const double total = comp.sum();
+  if (total > 0) comp /= total;
+  else comp.setZero();
+  k_into(comp, kx);
   a.correction = kx.dot(alpha_);
-  a.rel_sd = std::sqrt(std::max(0.0, rel_sd * rel_sd - kx.dot(inverse_ * kx)));
+  ikx.noalias() = inverse_ * kx;
+  a.rel_sd = std::sqrt(std::max(0.0, rel_sd * rel_sd - kx.dot(ikx)));
   return a;
 }
 

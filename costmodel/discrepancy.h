@@ -51,6 +51,7 @@ struct Discrepancy {
   Eigen::MatrixXd inverse_;  // (K + nugget^2 I)^-1
   Eigen::VectorXd alpha_;    // inverse_ r
   Eigen::VectorXd k(const Eigen::VectorXd& comp) const;
+  void k_into(const Eigen::VectorXd& comp, Eigen::VectorXd& out) const;  // k(comp), into `out`
 };
 
 // row_k theta_k / (row . theta); zeros when the row prices to nothing.

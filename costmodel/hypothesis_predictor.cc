@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 #include "support/error.h"
@@ -37,6 +38,11 @@ HypothesisPredictor::HypothesisPredictor(std::vector<std::string> names, std::ve
     twin_.push_back(j);
   }
   for (const auto& m : members_) specs_.push_back(&m->device_spec());
+  for (size_t h = 0; h < members_.size(); ++h) {
+    size_t j = 0;
+    while (j < h && !same_coefficient_layout(*specs_[j], *specs_[h])) ++j;
+    layout_.push_back(j);
+  }
   // An 8-hex id of the members' ids and weights.
   id_ = hex(fnv1a(ident), 8);
 }
@@ -73,14 +79,32 @@ Prediction HypothesisPredictor::combine(std::vector<Prediction>& each, const std
   constexpr size_t kAtFront = static_cast<size_t>(-1);
   std::vector<size_t> after;  // an added op (p.ops[first + j]): the first hypothesis's op it follows
   static const std::string kGraph = "graph";
+  // A featurization's ops' places in p.ops, found by a pass that added none (so a later member
+  // of that featurization, finding p.ops unchanged, would find the same places): `size` is
+  // p.ops.size() then, `next` and `last_first` the search state after its last op.
+  struct Places {
+    size_t size = 0, next = 0, last_first = 0;
+    std::vector<size_t> at;
+    bool valid = false;
+  };
+  std::vector<Places> places(features.size());
+  std::vector<size_t> at_of;
   for (size_t h = 1; h < each.size(); ++h) {
     const std::vector<LoweredOp>& ops = features[group[h]].ops;
     const bool same_ops = group[h] == group.front();
+    Places& known = places[group[h]];
     // Both lists are in the graph's op order (a folded softmax is one op named as its first),
     // so each op is looked for from just after the previous match, then from the start; ops
     // of the first hypothesis's own featurization are at the same index.
-    size_t next = 0, last_first = kAtFront;
-    for (size_t i = 0; i < op_ms[h].size(); ++i) {
+    size_t next = 0, last_first = kAtFront, i = 0;
+    const size_t start_size = p.ops.size();
+    if (!same_ops && known.valid && known.size == start_size) {
+      for (; i < ops.size() && i < op_ms[h].size(); ++i) p.ops[known.at[i]].ms += weights[h] * op_ms[h][i];
+      next = known.next;
+      last_first = known.last_first;
+    }
+    at_of.clear();
+    for (; i < op_ms[h].size(); ++i) {
       const double ms = op_ms[h][i];
       if (i == ops.size() && ms == 0) continue;  // no graph-level cost
       size_t at = p.ops.size();
@@ -101,6 +125,14 @@ Prediction HypothesisPredictor::combine(std::vector<Prediction>& each, const std
       p.ops[at].ms += weights[h] * ms;
       if (at < first) last_first = at;
       next = at + 1;
+      if (i < ops.size()) at_of.push_back(at);
+      if (!same_ops && i + 1 == ops.size() && at_of.size() == ops.size() && p.ops.size() == start_size) {
+        known.valid = true;  // every op placed by this pass, none added
+        known.size = start_size;
+        known.next = next;
+        known.last_first = last_first;
+        known.at = at_of;
+      }
     }
   }
   if (!after.empty()) {  // the added ops into place
@@ -127,6 +159,13 @@ HypothesisPredictor::Priced HypothesisPredictor::price_members(const MemberFeatu
   r.weights.reserve(members_.size());
   r.op_ms.reserve(members_.size());
   r.each_group.reserve(members_.size());
+  // Each featurization's rows under each layout its members use, computed when first asked.
+  struct Rows {
+    size_t features, layout;
+    LayerRows rows;
+  };
+  std::vector<Rows> rows;
+  rows.reserve(mf.features.size());
   for (size_t h = 0; h < members_.size(); ++h) {
     const size_t k = mf.of_member[h];
     // An earlier member with the same calibration and the same featurization has priced it.
@@ -139,7 +178,10 @@ HypothesisPredictor::Priced HypothesisPredictor::price_members(const MemberFeatu
     }
     r.priced[h] = r.each.size();
     r.op_ms.emplace_back();
-    r.each.push_back(members_[h]->price(mf.features[k], r.each.empty() ? nullptr : &r.op_ms.back()));
+    size_t i = 0;
+    while (i < rows.size() && !(rows[i].features == k && rows[i].layout == layout_[h])) ++i;
+    if (i == rows.size()) rows.push_back({k, layout_[h], layer_rows(*specs_[h], mf.features[k])});
+    r.each.push_back(members_[h]->price(mf.features[k], rows[i].rows, r.each.empty() ? nullptr : &r.op_ms.back()));
     r.each_group.push_back(k);
     r.weights.push_back(weights_[h]);
   }
@@ -162,8 +204,51 @@ Prediction HypothesisPredictor::predict(const model::LayerGraph& graph) const {
   return p;
 }
 
+namespace {
+// x . t over n doubles: the explorer's fast path (HypothesisPredictor::latency_from_row), a dot
+// product over every member's slice (720 doubles for 45 members of 16 coefficients), where the
+// loads are the cost. Built twice with GCC on x86-64: for AVX2 with FMA (4 doubles a load) and
+// for the baseline (SSE2); the loader picks by the CPU. The sum's order is this function's own,
+// so it may differ from Prediction::latency_ms in the last digits (the tests allow 1e-9 ms).
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
+double dot(const double* x, const double* t, size_t n) {
+  typedef double v4d __attribute__((vector_size(32)));
+  v4d a = {0, 0, 0, 0}, b = a, c = a, d = a;  // four chains: an FMA's latency is four cycles
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    v4d x0, x1, x2, x3, t0, t1, t2, t3;
+    std::memcpy(&x0, x + i, sizeof x0);  // unaligned loads
+    std::memcpy(&x1, x + i + 4, sizeof x1);
+    std::memcpy(&x2, x + i + 8, sizeof x2);
+    std::memcpy(&x3, x + i + 12, sizeof x3);
+    std::memcpy(&t0, t + i, sizeof t0);
+    std::memcpy(&t1, t + i + 4, sizeof t1);
+    std::memcpy(&t2, t + i + 8, sizeof t2);
+    std::memcpy(&t3, t + i + 12, sizeof t3);
+    a += x0 * t0;
+    b += x1 * t1;
+    c += x2 * t2;
+    d += x3 * t3;
+  }
+  for (; i + 4 <= n; i += 4) {
+    v4d x0, t0;
+    std::memcpy(&x0, x + i, sizeof x0);
+    std::memcpy(&t0, t + i, sizeof t0);
+    a += x0 * t0;
+  }
+  a += b;
+  c += d;
+  a += c;
+  double sum = (a[0] + a[1]) + (a[2] + a[3]);
+  for (; i < n; ++i) sum += x[i] * t[i];
+  return sum;
+}
+}  // namespace
+
 double HypothesisPredictor::latency_from_row(const std::vector<double>& row) const {
-  return Eigen::Map<const Eigen::VectorXd>(row.data(), weighted_theta_.size()).dot(weighted_theta_);
+  return dot(row.data(), weighted_theta_.data(), static_cast<size_t>(weighted_theta_.size()));
 }
 
 std::optional<CoefficientBelief> HypothesisPredictor::belief() const {

@@ -85,6 +85,9 @@ class HypothesisPredictor : public Predictor {
   // twin_[h]: the first member with the same fitted calibration as h (h itself if none): members
   // of one such class whose featurizations of a graph agree are priced once.
   std::vector<size_t> twin_;
+  // layout_[h]: the first member whose spec lays its coefficients out as h's does: members of one
+  // layout share a featurization's LayerRows (costmodel/op_level_predictor.h).
+  std::vector<size_t> layout_;
   std::string id_;
 };
 

@@ -23,10 +23,48 @@ Prediction OpLevelPredictor::predict(const model::LayerGraph& graph) const {
   return p;
 }
 
+LayerRows layer_rows(const DeviceSpec& device, const LayerFeatures& f) {
+  // The same terms, in the same order, as add_design_row and add_graph_design_row, so that the
+  // sums below are the ones layer_design_row computes (bit for bit).
+  LayerRows r;
+  const auto n = static_cast<Eigen::Index>(device.coefficients.size());
+  r.slots.reserve(3 * f.op_features.size());
+  r.op_end.reserve(f.op_features.size());
+  r.raw_row = Eigen::VectorXd::Zero(n);
+  for (const OpFeatures& of : f.op_features) {
+    auto one = [&](Term t, double value) {
+      const int i = device.index(of.op_class, of.precision, t);
+      if (i < 0) return;
+      r.slots.push_back({i, value});
+      r.raw_row[i] += value;
+    };
+    one(Term::kDispatch, of.count);
+    one(Term::kByte, of.bytes / 1e6);
+    one(Term::kMac, of.macs / 1e6);
+    r.op_end.push_back(r.slots.size());
+  }
+  r.graph_row = Eigen::VectorXd::Zero(n);
+  add_graph_design_row(device, f, r.graph_row);
+  r.raw_row += r.graph_row;
+  return r;
+}
+
+bool same_coefficient_layout(const DeviceSpec& a, const DeviceSpec& b) {
+  if (a.coefficients.size() != b.coefficients.size() || a.index_table.empty() || a.index_table != b.index_table)
+    return false;
+  for (Term t : {Term::kGraph, Term::kSpill, Term::kStall})
+    for (model::Precision p : {model::Precision::kFp16, model::Precision::kW8A16, model::Precision::kW4A16})
+      if (a.graph_index(t, p) != b.graph_index(t, p)) return false;
+  return true;
+}
+
 Prediction OpLevelPredictor::price(const LayerFeatures& lf, std::vector<double>* op_ms) const {
+  return price(lf, layer_rows(device_, lf), op_ms);
+}
+
+Prediction OpLevelPredictor::price(const LayerFeatures& lf, const LayerRows& rows, std::vector<double>* op_ms) const {
   Prediction p;
   const std::vector<LoweredOp>& ops = lf.ops;
-  const std::vector<OpFeatures>& fs = lf.op_features;
   // 2. Price each op with the calibrated coefficients; the layer is their sum plus the
   //    graph-level terms (one execute, VTCM spill or stall), reported as the pseudo-op "graph".
   //    With overlap, the shorter side's coefficients are scaled first (costmodel/overlap.h).
@@ -35,31 +73,30 @@ Prediction OpLevelPredictor::price(const LayerFeatures& lf, std::vector<double>*
   Eigen::VectorXd scaled;
   SideScale scale;
   if (overlap > 0) {
-    scale = side_scale(sides_, overlap, layer_design_row(device_, lf), calibration_.theta);
+    scale = side_scale(sides_, overlap, rows.raw_row, calibration_.theta);
     scaled = scaled_theta(sides_, scale, calibration_.theta);
     theta = &scaled;
   }
-  Eigen::VectorXd total_row = Eigen::VectorXd::Zero(calibration_.theta.size());
   if (op_ms) {
     op_ms->clear();
     op_ms->reserve(ops.size() + 1);
   } else {
     p.ops.reserve(ops.size() + 1);
   }
+  size_t s = 0;
   for (size_t i = 0; i < ops.size(); ++i) {
-    const double ms = add_design_row_priced(device_, fs[i], total_row, *theta) / 1e3;
+    double us = 0;  // as add_design_row_priced sums it
+    for (; s < rows.op_end[i]; ++s) us += rows.slots[s].value * (*theta)[rows.slots[s].index];
+    const double ms = us / 1e3;
     if (op_ms) op_ms->push_back(ms);
     else p.ops.push_back({ops[i].name, kind_text(ops[i]), to_string(ops[i].op_class), ms});
     p.latency_ms += ms;
   }
-  Eigen::VectorXd row = Eigen::VectorXd::Zero(calibration_.theta.size());
-  add_graph_design_row(device_, lf, row);
-  const double graph_ms = row.dot(*theta) / 1e3;
+  const double graph_ms = rows.graph_row.dot(*theta) / 1e3;
   if (op_ms) op_ms->push_back(graph_ms);
   else if (graph_ms != 0) p.ops.push_back({"graph", "Graph", "graph", graph_ms});
   p.latency_ms += graph_ms;
-  total_row += row;
-  if (overlap > 0) total_row = effective_row(sides_, scale, total_row);
+  Eigen::VectorXd total_row = overlap > 0 ? effective_row(sides_, scale, rows.raw_row) : rows.raw_row;
   // 3. The discrepancy known at the measured graphs (costmodel/discrepancy.h): the layer's time
   //    scaled by 1 + its correction (ops and row alike, so they still sum to it).
   double model_rel_sd = calibration_.model_rel_sd;

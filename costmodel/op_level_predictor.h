@@ -16,6 +16,24 @@
 
 namespace layoutx::costmodel {
 
+// A featurized layer's design rows under one coefficient layout (which coefficient each term of
+// each op lands in): what pricing reads, independent of the coefficients' values. A mixture
+// computes it once per featurization and shares it between members whose device specs lay their
+// coefficients out alike (same_coefficient_layout): pricing is then a few products per op.
+struct LayerRows {
+  struct Slot {
+    int index;     // the coefficient
+    double value;  // the feature (count, MB or MMAC), as add_design_row adds it
+  };
+  std::vector<Slot> slots;      // every op's terms in op order (dispatch, byte, mac)
+  std::vector<size_t> op_end;   // op i's slots are [op_end[i - 1], op_end[i])
+  Eigen::VectorXd graph_row;    // the graph-level terms alone (add_graph_design_row)
+  Eigen::VectorXd raw_row;      // the ops' rows summed in op order, plus graph_row: the unscaled layer row
+};
+LayerRows layer_rows(const DeviceSpec& device, const LayerFeatures& f);
+// Whether two specs put every term in the same coefficient (so one LayerRows serves both).
+bool same_coefficient_layout(const DeviceSpec& a, const DeviceSpec& b);
+
 class OpLevelPredictor : public Predictor {
  public:
   OpLevelPredictor(DeviceSpec device, Calibration calibration, RuleSet rules)
@@ -34,6 +52,8 @@ class OpLevelPredictor : public Predictor {
   // f.ops[i]'s, and one more entry is the graph-level pseudo-op "graph" (a mixture that keeps
   // the featurization names them once instead of a string per op and member).
   Prediction price(const LayerFeatures& f, std::vector<double>* op_ms = nullptr) const;
+  // The same from the featurization's rows under this spec's layout (layer_rows(device_spec(), f)).
+  Prediction price(const LayerFeatures& f, const LayerRows& rows, std::vector<double>* op_ms = nullptr) const;
   double floor_ms(const model::LayerGraph& graph) const;
   Legality legality(const model::LayerGraph& graph) const;
   Legality legality(const model::LayerGraph& graph, const std::vector<LoweredOp>& unfused_ops) const {

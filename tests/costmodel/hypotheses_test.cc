@@ -495,6 +495,47 @@ TEST(SavedHypotheses, FreshAndEqualToTheFit) {
   EXPECT_NEAR(pr->difference_half_width_ms(p, p), 0.0, 1e-12);
 }
 
+// A featurization's rows (layer_rows) are the layer's design row bit for bit, and a member priced
+// from rows another member of its layout computed gives exactly its own price: what lets the
+// mixture compute them once per featurization and layout (issue 33). A spec with a coefficient
+// dropped is another layout.
+TEST(SavedHypotheses, SharedLayerRowsPriceEachMemberExactlyAsItsOwn) {
+  std::ostringstream log;
+  auto pr = load_default_hypothesis_predictor(log);
+  const model::ModelSpec m = model::load_model("spark-x2.5-1.7b");
+  size_t shared = 0;
+  for (const char* layout : {"ring", "roll", "score-join"})
+    for (const char* precision : {"precision=fp16", "precision=w4a16"})
+      for (auto t : {model::LayerType::kSliding, model::LayerType::kFull}) {
+        const auto g = model::build_layer_graph(m.layer(t, 4096), model::parse_variant(layout, {precision, "softmax=explicit"}));
+        for (size_t h = 0; h < pr->size(); ++h) {
+          const OpLevelPredictor& me = pr->member(h);
+          const LayerFeatures lf = featurize_layer(g, me.device_spec());
+          const Eigen::VectorXd row = layer_design_row(me.device_spec(), lf);
+          const std::string at = std::string(layout) + " " + precision + " member " + std::to_string(h);
+          for (size_t j = 0; j < pr->size(); ++j) {
+            if (!same_coefficient_layout(pr->member(j).device_spec(), me.device_spec())) continue;
+            const LayerRows rows = layer_rows(pr->member(j).device_spec(), lf);
+            ASSERT_EQ(rows.raw_row.size(), row.size()) << at;
+            for (Eigen::Index i = 0; i < row.size(); ++i) EXPECT_EQ(rows.raw_row[i], row[i]) << at << " " << i;
+            const Prediction a = me.price(lf, rows), b = me.price(lf);
+            EXPECT_EQ(a.latency_ms, b.latency_ms) << at;
+            EXPECT_EQ(a.high_ms, b.high_ms) << at;
+            EXPECT_EQ(a.design_row, b.design_row) << at;
+            ASSERT_EQ(a.ops.size(), b.ops.size()) << at;
+            for (size_t i = 0; i < a.ops.size(); ++i) EXPECT_EQ(a.ops[i].ms, b.ops[i].ms) << at << " " << a.ops[i].name;
+            shared += j != h;
+          }
+        }
+      }
+  EXPECT_GT(shared, 0u);  // the shipped mixture has members of one layout
+  DeviceSpec fewer = pr->member(0).device_spec();
+  fewer.coefficients.pop_back();
+  fewer.build_index();
+  EXPECT_TRUE(same_coefficient_layout(pr->member(0).device_spec(), pr->member(0).device_spec()));
+  EXPECT_FALSE(same_coefficient_layout(pr->member(0).device_spec(), fewer));
+}
+
 }  // namespace
 }  // namespace layoutx::costmodel
 
