@@ -20,15 +20,23 @@ AxisScope scope(Activation a) {
   return s;
 }
 
-// The product of the layout axes' value counts, less the combinations where a conditional axis
-// is off its default without its condition: returns 2 x softmax 2 x gelu 2 x (keys 1 + scores 2x2).
+// The product of the explored layout axes' value counts, less the combinations where a
+// conditional axis is off its default without its condition: returns 2 x softmax 3 x gelu 2 x
+// (keys 1 + scores 2x2) x kv_dtype 3 x k_layout 2 x weight_quant 4 (w4a16 only) x sliding_cache 2.
+// projection is priced but not explored; heads is not priced.
 TEST(DesignSpace, EnumeratesTheMeaningfulVariants) {
   const auto& d = design_space();
   const Variant base = Variant{}.set(Precision::kW4A16);
   const auto gelu_model = scope(Activation::kGelu);
   const auto silu_model = scope(Activation::kSilu);
   auto all = d.variants(base, &gelu_model);
-  EXPECT_EQ(all.size(), 2u * 2u * 2u * (1u + 2u * 2u));
+  EXPECT_EQ(all.size(), 2u * 3u * 2u * (1u + 2u * 2u) * 3u * 2u * 4u * 2u);
+  // At w8a16 weight_quant does not apply; a full layer's scope leaves sliding_cache out.
+  EXPECT_EQ(d.variants(Variant{}.set(Precision::kW8A16), &gelu_model).size(), all.size() / 4);
+  AxisScope full = gelu_model;
+  full.layer_type = LayerType::kFull;
+  EXPECT_EQ(d.variants(base, &full).size(), all.size() / 2);
+  for (const auto& v : d.variants(base, &full)) EXPECT_EQ(v.value[d.axis_index("sliding_cache")], 0) << v.key();
   std::set<std::string> keys;
   for (const auto& v : all) {
     EXPECT_EQ(v.precision(), Precision::kW4A16);
@@ -133,14 +141,14 @@ TEST(DesignSpace, RefusesABadTable) {
             std::string::npos);
 }
 
-// The exporters' forms (issue 34): in the table, keys only when off their default (today's
-// forms), not enumerated by the explorer and refused by the pricing verbs until cost model 3.
-TEST(DesignSpace, UnpricedAxesAreBuiltButNotExplored) {
+// The exporters' forms (issue 34): keys only when off their default (today's forms), priced by
+// cost model 3 and explored, except heads (unpriced: refused by the pricing verbs) and projection
+// (priced, not explored: a 1x1 Conv prices as the MatMul).
+TEST(DesignSpace, ExporterAxesArePricedAndExplored) {
   const auto& d = design_space();
-  for (const char* a : {"kv_dtype", "k_layout", "weight_quant", "sliding_cache", "heads", "projection"}) {
-    EXPECT_FALSE(d.axis(a).priced) << a;
-    EXPECT_EQ(d.axis(a).priced_by, "cost model 3") << a;
-  }
+  for (const char* a : {"kv_dtype", "k_layout", "weight_quant", "sliding_cache", "projection"}) EXPECT_TRUE(d.axis(a).priced) << a;
+  EXPECT_FALSE(d.axis("heads").priced);
+  EXPECT_FALSE(d.axis("projection").explored);
   // Today's forms are the defaults: K is stored transposed [kv, D, N], an f16 cache, per-channel.
   EXPECT_EQ(d.axis("k_layout").values[0], "transposed");
   EXPECT_EQ(d.axis("kv_dtype").values[0], "f16");
@@ -149,37 +157,29 @@ TEST(DesignSpace, UnpricedAxesAreBuiltButNotExplored) {
   EXPECT_EQ(ring.kv_dtype(), KvDtype::kF16);
   EXPECT_EQ(ring.k_layout(), KLayout::kTransposed);
   EXPECT_EQ(ring.weight_quant(), WeightQuant::kPerChannel);
-  // Not spelled at their defaults (layout files and JSON `axes` as before), spelled off them.
+  // The unpriced axis is not spelled at its default; keys leave every default out.
   for (const auto& [axis, value] : d.spelled(ring)) EXPECT_TRUE(d.axis(axis).priced) << axis;
   Variant v = parse_variant("ring", {"kv_dtype=u8", "k_layout=rows", "weight_quant=block32", "precision=w4a16"});
   EXPECT_EQ(v.key(), "returns=new_entry,precision=w4a16,kv_dtype=u8,k_layout=rows,weight_quant=block32");
   EXPECT_EQ(parse_variant(v.key()), v);
-  EXPECT_EQ(d.spelled(v).size(), d.spelled(ring).size() + 3);
+  EXPECT_EQ(d.spelled(v).size(), d.spelled(ring).size());
   EXPECT_EQ(d.display_name(v), "ring+kv_dtype=u8+k_layout=rows+weight_quant=block32");
   EXPECT_EQ(block_rows(v.weight_quant()), 32);
-  // The explorer's space is today's: 40 variants for a GELU model.
-  AxisScope gelu;
-  EXPECT_EQ(d.variants(ring, &gelu).size(), 40u);
-  // The pricing verbs refuse an unpriced value by name; today's forms pass.
-  EXPECT_NO_THROW(d.require_priced(ring, "predict"));
-  std::string msg = testing::error_message([&] { d.require_priced(v, "predict"); });
-  EXPECT_NE(msg.find("predict: kv_dtype=u8: not priced yet: cost model 3"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("k_layout=rows: not priced yet"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("weight_quant=block32: not priced yet"), std::string::npos) << msg;
-  // softmax=masked: an unpriced value of a priced axis.
-  EXPECT_TRUE(d.axis("softmax").priced);
-  EXPECT_FALSE(d.priced_value(d.axis_index("softmax"), 2));
-  EXPECT_TRUE(d.priced_value(d.axis_index("softmax"), 1));
+  // The pricing verbs take the priced forms and refuse heads=per_head by name.
+  EXPECT_NO_THROW(d.require_priced(v, "predict"));
+  const Variant per_head = parse_variant("ring", {"heads=per_head"});
+  std::string msg = testing::error_message([&] { d.require_priced(per_head, "predict"); });
+  EXPECT_NE(msg.find("predict: heads=per_head: not priced yet"), std::string::npos) << msg;
+  // The fidelity figure of a layout-only form is its default's.
+  EXPECT_EQ(d.numerics_representative(v), parse_variant("ring", {"kv_dtype=u8", "weight_quant=block32", "precision=w4a16"}));
+  EXPECT_TRUE(d.priced_value(d.axis_index("softmax"), 2));
   const Variant masked = parse_variant("ring", {"softmax=masked"});
   EXPECT_EQ(masked.softmax(), SoftmaxForm::kMasked);
   EXPECT_EQ(masked.key(), "returns=new_entry,softmax=masked,precision=fp16");
-  for (const auto& x : d.variants(ring, &gelu)) EXPECT_NE(x.softmax(), SoftmaxForm::kMasked);
-  msg = testing::error_message([&] { d.require_priced(masked, "predict"); });
-  EXPECT_NE(msg.find("predict: softmax=masked: not priced yet: cost model 3"), std::string::npos) << msg;
   // Block quantization is a 4-bit weight form only.
   msg = testing::error_message([&] { parse_variant("ring", {"weight_quant=block64", "precision=fp16"}); });
   EXPECT_NE(msg.find("weight_quant=block64: applies only with precision=w4a16"), std::string::npos) << msg;
-  // heads and projection: today's forms by default, keyed off them, refused by the pricing verbs.
+  // heads and projection: today's forms by default, keyed off them; neither is enumerated.
   EXPECT_EQ(ring.heads(), HeadsForm::kGrouped);
   EXPECT_EQ(ring.projection(), ProjectionForm::kMatMul);
   const Variant sha = parse_variant("ring", {"heads=per_head", "projection=conv1x1"});
@@ -187,10 +187,11 @@ TEST(DesignSpace, UnpricedAxesAreBuiltButNotExplored) {
   EXPECT_EQ(sha.projection(), ProjectionForm::kConv1x1);
   EXPECT_EQ(sha.key(), "returns=new_entry,precision=fp16,heads=per_head,projection=conv1x1");
   EXPECT_EQ(parse_variant(sha.key()), sha);
-  for (const auto& x : d.variants(ring, &gelu)) EXPECT_EQ(x.heads(), HeadsForm::kGrouped);
-  msg = testing::error_message([&] { d.require_priced(sha, "step"); });
-  EXPECT_NE(msg.find("step: heads=per_head: not priced yet: cost model 3"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("projection=conv1x1: not priced yet"), std::string::npos) << msg;
+  AxisScope gelu;
+  for (const auto& x : d.variants(ring, &gelu)) {
+    EXPECT_EQ(x.heads(), HeadsForm::kGrouped);
+    EXPECT_EQ(x.projection(), ProjectionForm::kMatMul);
+  }
 }
 
 // The next release adds an axis (here a throwaway "kv_layout", default bshd). Every key stored

@@ -240,15 +240,16 @@ TEST(ExporterForms, Conv1x1WritesEachProjectionAsAConv) {
 
 // Every value of every unpriced axis has conversion records at every precision it applies to,
 // each with a result, and a source unless nothing was tried.
-TEST(ExporterForms, EveryUnpricedValueHasItsConversionRecords) {
+TEST(ExporterForms, EveryExporterFormHasItsConversionRecords) {
   const YAML::Node doc = YAML::LoadFile(std::string(LAYOUTX_TEST_DIR) + "/../configs/rules/exporter-forms.yaml");
   const DesignSpace& d = design_space();
   const std::set<std::string> results = {"ok", "fail", "requires", "unknown"};
   int records = 0;
   for (size_t ai = 0; ai < d.axes().size(); ++ai) {
     const Axis& a = d.axes()[ai];
+    if (!doc["axes"][a.name]) continue;  // not an exporter form (the team's own axes: qnn-htp.yaml)
     for (size_t i = 1; i < a.values.size(); ++i) {
-      if (d.priced_value(ai, i)) continue;
+      if (a.name == "softmax" && a.values[i] != "masked") continue;
       SCOPED_TRACE(a.name + "=" + a.values[i]);
       const YAML::Node recs = doc["axes"][a.name][a.values[i]];
       ASSERT_TRUE(recs.IsSequence());
