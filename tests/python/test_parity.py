@@ -29,6 +29,7 @@ MODEL, LAYER, CTX, STEPS = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.a
 PRECISIONS = sys.argv[5].split(",")
 del sys.argv[1:6]
 MIN_SNR_DB = 120.0  # float32 against float32: a wrong op or cache contract is far below this
+FORM_OPS = ("Conv", "MatMul", "Softmax", "Concat")  # op types whose counts the forms set
 
 
 class Parity(unittest.TestCase):
@@ -74,16 +75,23 @@ class Parity(unittest.TestCase):
                 if self.ort:
                     self.assertGreaterEqual(row.onnx_snr, MIN_SNR_DB)
                     self.assertGreaterEqual(row.onnx_kv_snr, MIN_SNR_DB)
+                    # The export has the form's op structure, not only its function: as many
+                    # Convs (projection=conv1x1), MatMuls, Softmaxes (one per query head with
+                    # heads=per_head) and Concats as layoutx's ONNX.
+                    for op in FORM_OPS:
+                        self.assertEqual(row.torch_onnx_ops.get(op, 0), row.onnx_ops.get(op, 0), op)
         return rows
 
     def print_table(self, title, rows):
         fmt = lambda x: "-" if x is None else ("inf" if math.isinf(x) else f"{x:.1f}")
         print(f"\n{title}: {MODEL} {LAYER} ctx {CTX}, cache {self.config.cache_entries} (sliding_cache=context: ctx-1) "
               f"(PyTorch vs executor; torch.onnx.export vs layoutx ONNX in ORT on the first, middle and last steps)")
-        print(f"{'variant':<90} {'steps':>5} {'SNR dB':>7} {'K/V dB':>7} {'ONNX dB':>7} {'ONNX K/V':>8}")
+        w = max(len(r.variant_key) for r in rows)
+        print(f"{'variant':<{w}} {'steps':>5} {'SNR dB':>7} {'K/V dB':>7} {'ONNX dB':>7} {'ONNX K/V':>8}  export's ops")
         for r in rows:
-            print(f"{r.variant_key:<90} {r.steps:>5} {fmt(r.hidden_snr):>7} {fmt(r.kv_snr):>7} {fmt(r.onnx_snr):>7} "
-                  f"{fmt(r.onnx_kv_snr):>8}")
+            ops = " ".join(f"{op} {r.torch_onnx_ops.get(op, 0)}" for op in FORM_OPS) if r.torch_onnx_ops else "-"
+            print(f"{r.variant_key:<{w}} {r.steps:>5} {fmt(r.hidden_snr):>7} {fmt(r.kv_snr):>7} {fmt(r.onnx_snr):>7} "
+                  f"{fmt(r.onnx_kv_snr):>8}  {ops}")
         print(f"worst: SNR {fmt(min(r.hidden_snr for r in rows))} dB, K/V {fmt(min(r.kv_snr for r in rows))} dB"
               + (f", ONNX {fmt(min(r.onnx_snr for r in rows))} dB" if self.ort else ""))
 
@@ -225,7 +233,7 @@ class Parity(unittest.TestCase):
         # A form the document names that layoutx.torch does not compute (a new axis, or a new
         # value of a known one) is refused by name, not computed as the default.
         doc = layoutx.graph(model=MODEL, layer=LAYER, ctx=CTX, layout="ring")
-        for axis, value in (("heads", "per_head"), ("projection", "conv1x1"), ("softmax", "fancy"), ("unheard", "x")):
+        for axis, value in (("heads", "per_kv_head"), ("projection", "conv3x3"), ("softmax", "fancy"), ("unheard", "x")):
             changed = dict(doc, axes=dict(doc["axes"], **{axis: value}))
             with self.assertRaisesRegex(layoutx.Error, f"{axis}={value} is not mirrored"):
                 lxt.LayerConfig(changed)
