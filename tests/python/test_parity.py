@@ -6,6 +6,7 @@ on each preset (parity.py says how); layoutx.torch_quant's codes by their proper
 
 STEPS must wrap a sliding ring at least twice (> 2 (window - 1)); a full layer that appends
 takes at most ctx tokens. Prints the parity table. Needs the built package on PYTHONPATH."""
+import itertools
 import math
 import os
 import shutil
@@ -152,9 +153,9 @@ class Parity(unittest.TestCase):
         steps = min(STEPS, CTX - 1)
         figures = []
         for precision in PRECISIONS:
-            for preset in parity.PRESETS:
-                key = layoutx.graph(model=MODEL, layer=LAYER, ctx=CTX, layout=preset, set=["kv_dtype=u8"],
-                                    precision=precision)["variant_key"]
+            for preset, heads in itertools.product(parity.PRESETS, ("grouped", "per_head")):
+                key = layoutx.graph(model=MODEL, layer=LAYER, ctx=CTX, layout=preset,
+                                    set=["kv_dtype=u8", f"heads={heads}"], precision=precision)["variant_key"]
                 observed = {}
                 self.run_history(key, steps, observe=observed)
                 config = lxt.LayerConfig.of(model=MODEL, layer=LAYER, ctx=CTX, layout=key)
@@ -163,13 +164,15 @@ class Parity(unittest.TestCase):
                 snr = parity.snr_db(ref, got)
                 figures.append((key, snr))
                 with self.subTest(variant=key):
-                    # Tied encodings: the cache holds codes (the runtime copied them, nothing requantized).
-                    k_name, v_name = (("out/k_out/quantize", "out/v_out/quantize") if precision == "fp16"
-                                      else ("attn/k_new/to_cache", "attn/v_new/to_cache"))
-                    for cache, name in ((runtime.k_cache, k_name), (runtime.v_cache, v_name)):
-                        c = cache.double() / codes.scales[name]
-                        self.assertLess(float((c - c.round()).abs().max()), 1e-3)
-                        self.assertLessEqual(float(c.abs().max()), 128.0)
+                    # Tied encodings: the cache holds codes (the runtime copied them, nothing
+                    # requantized); heads=per_head in a quantized graph: each KV head's own.
+                    for cache, kind in ((runtime.k_cache, "k"), (runtime.v_cache, "v")):
+                        for j in range(config.kv_heads):
+                            name = (f"out/{kind}_out/quantize" if precision == "fp16" else
+                                    f"attn/kv{j}/{kind}_new/to_cache" if config.per_head else f"attn/{kind}_new/to_cache")
+                            c = cache[j].double() / codes.scales[name]
+                            self.assertLess(float((c - c.round()).abs().max()), 1e-3)
+                            self.assertLessEqual(float(c.abs().max()), 128.0)
                     self.assertTrue(20.0 < snr < 100.0, f"u8 cache SNR {snr:.1f} dB")
             if precision != "w4a16":
                 continue
@@ -179,6 +182,8 @@ class Parity(unittest.TestCase):
                 k = key if form == "per_channel" else key + f",weight_quant={form}"
                 ref, got, _, module = self.run_history(k, steps, quantize_weights=True)
                 by_form[form] = parity.snr_db(ref, got)
+                if form == "block64":
+                    grouped_block64 = got  # the grouped MatMuls' layer, for the per-head Convs below
                 figures.append((k, by_form[form]))
                 # LPBQ's bound: every weight within half its block's step (nothing clipped).
                 w = module.q_k_v_proj.double()
@@ -186,6 +191,13 @@ class Parity(unittest.TestCase):
                 step = (lxt_quant.lpbq_steps(raw.double(), lxt_quant.BLOCKS[form]) if form != "per_channel"
                         else (raw.double().abs().amax(dim=0, keepdim=True) / 7).expand_as(raw))
                 self.assertLessEqual(float(((w - raw.double()).abs() - step / 2).max()), 1e-6)
+            # The exporters' per-head 1x1 Convs take the same quantized values as the grouped
+            # MatMuls (quantized as [in, out], then laid out): the same function in float32.
+            k = layoutx.graph(model=MODEL, layer=LAYER, ctx=CTX, layout="ring", precision=precision,
+                              set=["weight_quant=block64", "heads=per_head", "projection=conv1x1"])["variant_key"]
+            ref_conv, got_conv, _, _ = self.run_history(k, steps, quantize_weights=True)
+            self.assertGreater(parity.snr_db(grouped_block64, got_conv), MIN_SNR_DB)
+            figures.append((k, parity.snr_db(ref_conv, got_conv)))
             # Smaller blocks, finer steps (block64 may equal per-channel where in <= 64 rows).
             self.assertGreater(by_form["block16"], by_form["block32"])
             self.assertGreater(by_form["block32"], by_form["block64"])
