@@ -14,7 +14,10 @@ k_cache, v_cache, mask[, rope_cos, rope_sin]) -> (hidden_out, k_out, v_out)``, a
 The exporters' forms (issue 34) come from the same document: k_layout=rows (scores read K
 transposed, the new key is a row), softmax=masked (the mask add folded into the softmax: the
 same function in float), sliding_cache=context (the graph's N is ctx-1; the runtime masks by
-age). kv_dtype (u8/u16 cache I/O) and weight_quant (LPBQ blocks) change only codes: the float
+age), heads=per_head (one op chain per query head on [1, 1, D], over its columns of the
+projection; the caches stay one tensor per layer, sliced per KV head and joined back),
+projection=conv1x1 (each projection a 1x1 Conv2d on [1, C, 1, 1] by its weight laid out
+[out, in, 1, 1]; the checkpoint's [in, out] tensor, quantized before it is laid out). kv_dtype (u8/u16 cache I/O) and weight_quant (LPBQ blocks) change only codes: the float
 graph is the same (the emitted ONNX casts), and ``layoutx.torch_quant`` simulates the codes.
 
 The layer's shapes and variant come from ``layoutx.graph`` (the same model loader and variant
@@ -41,9 +44,7 @@ from layoutx.checkpoint import (NORMS, PROJECTIONS, load_safetensors, load_weigh
 
 # The axes and values DecodeLayer and Runtime compute. The graph document names every priced axis
 # and an unpriced one when off its default; an axis or value not here is refused by name rather
-# than computed as something else. heads=per_head and projection=conv1x1 (issue 34 items 4-5)
-# are not mirrored yet: they go here and where DecodeLayer reads them (_attention for heads,
-# _project for projections).
+# than computed as something else (a new form goes here and where DecodeLayer reads it).
 FORMS = {
     "returns": ("window", "new_entry"),
     "join": ("keys", "scores"),
@@ -56,8 +57,8 @@ FORMS = {
     "k_layout": ("transposed", "rows"),
     "weight_quant": ("per_channel", "block16", "block32", "block64"),
     "sliding_cache": ("window", "context"),
-    "heads": ("grouped",),
-    "projection": ("matmul",),
+    "heads": ("grouped", "per_head"),
+    "projection": ("matmul", "conv1x1"),
 }
 
 
@@ -93,10 +94,15 @@ class LayerConfig:
         self.kv_dtype = self.axes.get("kv_dtype", "f16")
         self.weight_quant = self.axes.get("weight_quant", "per_channel")
         self.sliding_cache = self.axes.get("sliding_cache", "window")
+        self.per_head = self.axes.get("heads", "grouped") == "per_head"
+        self.conv = self.axes.get("projection", "matmul") == "conv1x1"
         # Op names by kind, for the forms that are points in the graph (the u8 cache Converts).
         self.u8_converts = [op["name"] for op in graph_doc["ops"] if op["kind"] == "Convert" and op.get("dtype") == "u8"]
-        # Weight shapes by role, from the graph's own Weight ops.
-        self.weight_shapes = {op["role"]: op["output_shape"] for op in graph_doc["ops"] if op["kind"] == "Weight"}
+        # Weight shapes by role, from the graph's own Weight ops, in the checkpoint's layouts: a
+        # conv1x1 weight [out, in, 1, 1] is the role's [in, out] tensor (model/graph.h conv_layout).
+        self.weight_shapes = {op["role"]: (op["output_shape"] if len(op["output_shape"]) != 4
+                                           else op["output_shape"][1::-1])
+                              for op in graph_doc["ops"] if op["kind"] == "Weight"}
 
     @classmethod
     def of(cls, model=None, layer="sliding", ctx=4096, layout="roll", set=None, precision=None):
@@ -144,7 +150,9 @@ class DecodeLayer(nn.Module):
                 raise layoutx.Error(f"layoutx.torch: weight '{role}' is {list(t.shape)}, the layer needs {list(shape)}")
             if quantize_weights and bits and role in PROJECTIONS:
                 t = torch_quant.quantize_projection(t, c.weight_quant, bits)
-            self.register_buffer(role, t.clone())
+            if c.conv and role in PROJECTIONS:  # quantized as [in, out], laid out as Conv's [out, in, 1, 1]
+                t = t.t().reshape(t.shape[1], t.shape[0], 1, 1)
+            self.register_buffer(role, t.contiguous().clone())
         self.scale = 1.0 / math.sqrt(c.head_dim)
 
     def _convert(self, name, x):
@@ -154,9 +162,15 @@ class DecodeLayer(nn.Module):
             self.observe.setdefault(name, []).append(x.detach().clone())
         return self.cache_codes(name, x) if self.cache_codes is not None else x
 
-    def _project(self, x, role):
-        # projection=matmul: x [1, in] @ W [in, out]. (A conv1x1 form would go here.)
-        return x @ getattr(self, role)
+    def _project(self, x, role, cols=None):
+        """x [1, in] by the projection `role` (columns [c0, c1) of it with cols=(c0, c1): a
+        per-head part, a Slice of the one weight) -> [1, out]. projection=matmul: x @ W [in, out];
+        conv1x1: x viewed as [1, in, 1, 1], a 1x1 Conv by W [out, in, 1, 1], viewed back."""
+        w = getattr(self, role)
+        if not self.config.conv:
+            return x @ (w if cols is None else w[:, cols[0] : cols[1]])
+        w = w if cols is None else w[cols[0] : cols[1]]
+        return nn.functional.conv2d(x.reshape(1, -1, 1, 1), w).reshape(1, -1)
 
     def _rope(self, x, cos, sin):
         # NeoX over the leading r dims: x*cos + rotate_half(x)*sin, rotate_half = [-x2, x1].
@@ -188,23 +202,31 @@ class DecodeLayer(nn.Module):
         return 0.5 * g * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (g + 0.044715 * g * g * g)))
 
     def _keys(self, q, k):
-        """q @ K for K in the cache's layout: [kv, D, n] as is, [kv, n, D] (rows) transposed."""
+        """q @ K for K in the cache's layout: [n, D, m] as is, [n, m, D] (rows) transposed."""
         return q @ (k.transpose(-1, -2) if self.config.k_rows else k)
 
-    def _attention(self, q, k, v_new, k_cache, v_cache, mask):
-        """Grouped heads (one op per tensor): q [kv, G, D], k/v_new [kv, 1, D]; returns the
-        context [kv, G, D] and the joined caches (None when the form builds none)."""
+    def _kv_join(self, k, v_new, k_cache, v_cache, prefix):
+        """n KV heads' new entry and (join=keys or returns=window) cache + entry: k/v_new
+        [n, 1, D], caches [n, D, N] or [n, N, D] and [n, N, D]. Returns (k_new in K's layout,
+        k_entry, v_entry, k_all, v_all); the Converts are named `prefix`k_new/to_cache etc."""
         c, ax = self.config, self.config.axes
-        N = c.cache_entries
-        k_new = k if c.k_rows else k.reshape(c.kv_heads, c.head_dim, 1)  # the new key in K's layout
+        k_new = k if c.k_rows else k.reshape(k.shape[0], c.head_dim, 1)  # the new key in K's layout
         # The new entry as the cache holds it: a quantized graph's u8 cache takes its codes once
         # (an fp16 graph has no such Convert: it quantizes its outputs).
-        k_entry = self._convert("attn/k_new/to_cache", k_new)
-        v_entry = self._convert("attn/v_new/to_cache", v_new)
+        k_entry = self._convert(prefix + "k_new/to_cache", k_new)
+        v_entry = self._convert(prefix + "v_new/to_cache", v_new)
         k_all = v_all = None
         if ax["join"] == "keys" or ax["returns"] == "window":
-            k_all = torch.cat([k_cache, k_entry], dim=c.k_slot_axis)  # [kv, D, N+1] or [kv, N+1, D]
-            v_all = torch.cat([v_cache, v_entry], dim=1)  # [kv, N+1, D]
+            k_all = torch.cat([k_cache, k_entry], dim=c.k_slot_axis)  # [n, D, N+1] or [n, N+1, D]
+            v_all = torch.cat([v_cache, v_entry], dim=1)  # [n, N+1, D]
+        return k_new, k_entry, v_entry, k_all, v_all
+
+    def _attend(self, q, k, v_new, k_cache, v_cache, joined, mask):
+        """Scores, softmax and weighted values of queries q [n, g, D] over their KV heads' cache and
+        new entry (k/v_new [n, 1, D]; `joined` from _kv_join): the context [n, g, D]."""
+        c, ax = self.config, self.config.axes
+        N = c.cache_entries
+        k_new, _, _, k_all, v_all = joined
         # Where the new token meets the cache.
         if ax["join"] == "keys":
             scores = self._keys(q, k_all)
@@ -214,39 +236,78 @@ class DecodeLayer(nn.Module):
             scores = torch.cat([s_cache, s_new], dim=-1)
         probs = self._softmax(scores, mask)
         if ax["join"] == "keys":
-            context = probs @ v_all
-        else:
-            p_cache, p_new = probs[..., :N], probs[..., N : N + 1]
-            c_new = p_new @ v_new if ax["new_value"] == "matmul" else p_new * v_new
-            context = p_cache @ v_cache + c_new
-        return context, (k_entry, v_entry), (k_all, v_all)
+            return probs @ v_all
+        p_cache, p_new = probs[..., :N], probs[..., N : N + 1]
+        c_new = p_new @ v_new if ax["new_value"] == "matmul" else p_new * v_new
+        return p_cache @ v_cache + c_new
 
-    def forward(self, hidden_in, k_cache, v_cache, mask, rope_cos=None, rope_sin=None):
-        c, ax = self.config, self.config.axes
-        kv, G, D, N, nh = c.kv_heads, c.group, c.head_dim, c.cache_entries, c.heads
-        # Attention block: pre-norm, fused QKV, RoPE, scaled scores.
-        xn = _rmsnorm(hidden_in, self.input_layernorm, c.rms_eps)
+    def _outputs(self, joined):
+        """The K/V outputs of the form: the updated window (oldest dropped) or the new entry."""
+        c = self.config
+        _, k_entry, v_entry, k_all, v_all = joined
+        if c.axes["returns"] == "window":
+            return k_all.narrow(c.k_slot_axis, 1, c.cache_entries), v_all[:, 1:, :]
+        return k_entry, v_entry
+
+    def _attention(self, xn, k_cache, v_cache, mask, cos, sin):
+        """heads=grouped (one op per tensor, heads as an axis): fused QKV, q [kv, G, D], k/v_new
+        [kv, 1, D]; returns the gated context [kv, G, D] and the K/V outputs."""
+        c = self.config
+        kv, G, D, nh = c.kv_heads, c.group, c.head_dim, c.heads
         qkv = self._project(xn, "q_k_v_proj")
         q = qkv[:, : nh * D].reshape(kv, G, D)
         k = qkv[:, nh * D : (nh + kv) * D].reshape(kv, 1, D)
         v_new = qkv[:, (nh + kv) * D : (nh + 2 * kv) * D].reshape(kv, 1, D)
         if c.rotary_dims > 0:
-            q = self._rope(q, rope_cos, rope_sin)
-            k = self._rope(k, rope_cos, rope_sin)
+            q, k = self._rope(q, cos, sin), self._rope(k, cos, sin)
         q = q * self.scale
-        context, (k_entry, v_entry), (k_all, v_all) = self._attention(q, k, v_new, k_cache, v_cache, mask)
+        joined = self._kv_join(k, v_new, k_cache, v_cache, "attn/")
+        context = self._attend(q, k, v_new, k_cache, v_cache, joined, mask)
         # Head-wise gate: one sigmoid scalar per query head, from the normed input.
         if c.head_gate:
             context = context * torch.sigmoid(self._project(xn, "g_proj")).reshape(kv, G, 1)
-        h = hidden_in + self._project(context.reshape(1, nh * D), "out_proj")
+        return context, self._outputs(joined)
+
+    def _attention_per_head(self, xn, k_cache, v_cache, mask, cos, sin):
+        """heads=per_head (builder.cc attention_per_head, the exporters' MHA-to-SHA form): per KV
+        head j its k/v projection over its columns of the fused weight, RoPE, a Slice of each
+        cache, its entry and join; per query head i (KV head i // G) its q projection, RoPE,
+        scale, scores, softmax, weighted values and gate on [1, 1, D]. Returns the heads'
+        contexts concatenated [1, 1, nh D] and the K/V outputs (the heads' parts concatenated)."""
+        c = self.config
+        kv, G, D, nh = c.kv_heads, c.group, c.head_dim, c.heads
+        head = lambda offset, h: self._project(xn, "q_k_v_proj", ((offset + h) * D, (offset + h + 1) * D)).reshape(1, 1, D)
+        kvh = []
+        for j in range(kv):
+            k, v = head(nh, j), head(nh + kv, j)
+            if c.rotary_dims > 0:
+                k = self._rope(k, cos, sin)
+            caches = k_cache[j : j + 1], v_cache[j : j + 1]
+            kvh.append((k, v, caches, self._kv_join(k, v, *caches, f"attn/kv{j}/")))
+        gate = torch.sigmoid(self._project(xn, "g_proj")) if c.head_gate else None  # [1, nh]
+        contexts = []
+        for i in range(nh):
+            k, v, caches, joined = kvh[i // G]
+            q = head(0, i)
+            if c.rotary_dims > 0:
+                q = self._rope(q, cos, sin)
+            context = self._attend(q * self.scale, k, v, *caches, joined, mask)
+            contexts.append(context * gate[:, i : i + 1] if gate is not None else context)
+        outs = [self._outputs(joined) for _, _, _, joined in kvh]
+        cat = lambda xs, dim: xs[0] if len(xs) == 1 else torch.cat(xs, dim=dim)
+        return cat(contexts, -1), (cat([k for k, _ in outs], 0), cat([v for _, v in outs], 0))
+
+    def forward(self, hidden_in, k_cache, v_cache, mask, rope_cos=None, rope_sin=None):
+        c = self.config
+        # Attention block: pre-norm, QKV, RoPE, scaled scores, per the heads form.
+        xn = _rmsnorm(hidden_in, self.input_layernorm, c.rms_eps)
+        attention = self._attention_per_head if c.per_head else self._attention
+        context, (k_out, v_out) = attention(xn, k_cache, v_cache, mask, rope_cos, rope_sin)
+        h = hidden_in + self._project(context.reshape(1, c.heads * c.head_dim), "out_proj")
         # Gated MLP: down(act(gate(x)) * up(x)).
         hn = _rmsnorm(h, self.post_attention_layernorm, c.rms_eps)
         y = h + self._project(self._activation(self._project(hn, "gate_proj")) * self._project(hn, "up_proj"),
                               "down_proj")
-        if ax["returns"] == "window":
-            k_out, v_out = k_all.narrow(c.k_slot_axis, 1, N), v_all[:, 1 : N + 1, :]
-        else:
-            k_out, v_out = k_entry, v_entry
         # An fp16 graph's u8 cache: the outputs are quantized at the boundary.
         return y, self._convert("out/k_out/quantize", k_out), self._convert("out/v_out/quantize", v_out)
 

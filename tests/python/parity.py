@@ -56,21 +56,27 @@ EXPORTER_FORMS = {
     "softmax": ["masked"],
     "sliding_cache": ["context"],
     "weight_quant": ["block16", "block32", "block64"],
+    "heads": ["per_head"],
+    "projection": ["conv1x1"],
 }
 PRESETS = ("roll", "ring", "score-join")
 # What the exporters ship (htp-facts.md): an 8-bit cache, K as rows, the masked softmax, one
-# full-length cache shape, block-64 4-bit weights (at w4a16).
-EXPORTER_LAYOUT = ["kv_dtype=u8", "k_layout=rows", "softmax=masked", "sliding_cache=context"]
+# full-length cache shape, block-64 4-bit weights (at w4a16), one op chain per head and each
+# projection a 1x1 Conv; and the same layout with grouped heads and MatMul projections.
+EXPORTER_LAYOUT = ["kv_dtype=u8", "k_layout=rows", "softmax=masked", "sliding_cache=context", "heads=per_head",
+                   "projection=conv1x1"]
+EXPORTER_LAYOUT_GROUPED = EXPORTER_LAYOUT[:4]
 
 
 def exporter_variants(model, layer, ctx, precision):
     """(variant key, the forms it sets) of every exporter form on every preset, and the combined
-    exporter layout on each preset; deduplicated by key. A value layoutx refuses at this
-    precision (weight_quant off w4a16) is left out; any other refusal is an error."""
+    exporter layouts (per-head with 1x1 Convs, and grouped with MatMuls) on each preset;
+    deduplicated by key. A value layoutx refuses at this precision (weight_quant off w4a16) is
+    left out; any other refusal is an error."""
     cases = [(preset, [f"{axis}={value}"]) for axis, values in EXPORTER_FORMS.items() for value in values
              for preset in PRESETS]
-    combined = EXPORTER_LAYOUT + (["weight_quant=block64"] if precision == "w4a16" else [])
-    cases += [(preset, combined) for preset in PRESETS]
+    block = ["weight_quant=block64"] if precision == "w4a16" else []
+    cases += [(preset, layout + block) for layout in (EXPORTER_LAYOUT_GROUPED, EXPORTER_LAYOUT) for preset in PRESETS]
     keys = []
     for preset, sets in cases:
         if precision != "w4a16" and any(s.startswith("weight_quant=") for s in sets):
@@ -87,6 +93,50 @@ def snr_db(ref, x):
     return math.inf if noise == 0 else 10 * math.log10(np.sum(ref**2) / noise)
 
 
+def _fields(buf):
+    """(field number, value) of a protobuf message's fields: bytes for length-delimited ones."""
+    i = 0
+
+    def varint():
+        nonlocal i
+        v = shift = 0
+        while True:
+            b = buf[i]; i += 1
+            v |= (b & 0x7F) << shift; shift += 7
+            if b < 0x80:
+                return v
+    while i < len(buf):
+        key = varint()
+        kind = key & 7
+        if kind == 0:
+            yield key >> 3, varint()
+        elif kind in (1, 5):
+            i += 8 if kind == 1 else 4
+        elif kind == 2:
+            n = varint()
+            yield key >> 3, buf[i : i + n]
+            i += n
+        else:
+            raise ValueError(f"protobuf wire type {kind} at byte {i}")
+
+
+def onnx_op_counts(path):
+    """{op_type: count} of an ONNX file's main graph (ModelProto.graph = 7, GraphProto.node = 1,
+    NodeProto.op_type = 4), read from the protobuf wire format (Debian has no onnx package)."""
+    with open(path, "rb") as f:
+        model = f.read()
+    counts = {}
+    for field, graph in _fields(model):
+        if field != 7:
+            continue
+        for f_node, node in _fields(graph):
+            if f_node == 1:
+                for f_op, op in _fields(node):
+                    if f_op == 4:
+                        counts[op.decode()] = counts.get(op.decode(), 0) + 1
+    return counts
+
+
 def random_checkpoint(path, config, layer_index, seed):
     lxt.write_random_checkpoint(path, WEIGHT_MAP, {layer_index: config}, seed)
 
@@ -100,6 +150,7 @@ class Row:
     def __init__(self, variant_key, steps):
         self.variant_key, self.steps = variant_key, steps
         self.hidden_snr = self.kv_snr = self.inputs_max_err = self.onnx_snr = self.onnx_kv_snr = None
+        self.onnx_ops = self.torch_onnx_ops = None  # {op_type: count} of layoutx's ONNX and of the export
 
 
 def check_variant(model, layer, ctx, variant_key, steps, ckpt, layer_index, work, ort=None, onnx_steps=()):
@@ -134,6 +185,7 @@ def check_variant(model, layer, ctx, variant_key, steps, ckpt, layer_index, work
         exported = os.path.join(work, "torch.onnx")
         sample0, _ = load_sample(bundle["dir"], 0)
         module.export_onnx(exported, [sample0[n] for n in names])
+        row.onnx_ops, row.torch_onnx_ops = onnx_op_counts(bundle["onnx"]), onnx_op_counts(exported)
         a, b = [], []
         for t in onnx_steps:
             sample, _ = load_sample(bundle["dir"], t)

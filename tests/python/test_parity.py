@@ -6,6 +6,7 @@ on each preset (parity.py says how); layoutx.torch_quant's codes by their proper
 
 STEPS must wrap a sliding ring at least twice (> 2 (window - 1)); a full layer that appends
 takes at most ctx tokens. Prints the parity table. Needs the built package on PYTHONPATH."""
+import itertools
 import math
 import os
 import shutil
@@ -29,6 +30,7 @@ MODEL, LAYER, CTX, STEPS = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.a
 PRECISIONS = sys.argv[5].split(",")
 del sys.argv[1:6]
 MIN_SNR_DB = 120.0  # float32 against float32: a wrong op or cache contract is far below this
+FORM_OPS = ("Conv", "MatMul", "Softmax", "Concat")  # op types whose counts the forms set
 
 
 class Parity(unittest.TestCase):
@@ -74,16 +76,23 @@ class Parity(unittest.TestCase):
                 if self.ort:
                     self.assertGreaterEqual(row.onnx_snr, MIN_SNR_DB)
                     self.assertGreaterEqual(row.onnx_kv_snr, MIN_SNR_DB)
+                    # The export has the form's op structure, not only its function: as many
+                    # Convs (projection=conv1x1), MatMuls, Softmaxes (one per query head with
+                    # heads=per_head) and Concats as layoutx's ONNX.
+                    for op in FORM_OPS:
+                        self.assertEqual(row.torch_onnx_ops.get(op, 0), row.onnx_ops.get(op, 0), op)
         return rows
 
     def print_table(self, title, rows):
         fmt = lambda x: "-" if x is None else ("inf" if math.isinf(x) else f"{x:.1f}")
         print(f"\n{title}: {MODEL} {LAYER} ctx {CTX}, cache {self.config.cache_entries} (sliding_cache=context: ctx-1) "
               f"(PyTorch vs executor; torch.onnx.export vs layoutx ONNX in ORT on the first, middle and last steps)")
-        print(f"{'variant':<90} {'steps':>5} {'SNR dB':>7} {'K/V dB':>7} {'ONNX dB':>7} {'ONNX K/V':>8}")
+        w = max(len(r.variant_key) for r in rows)
+        print(f"{'variant':<{w}} {'steps':>5} {'SNR dB':>7} {'K/V dB':>7} {'ONNX dB':>7} {'ONNX K/V':>8}  export's ops")
         for r in rows:
-            print(f"{r.variant_key:<90} {r.steps:>5} {fmt(r.hidden_snr):>7} {fmt(r.kv_snr):>7} {fmt(r.onnx_snr):>7} "
-                  f"{fmt(r.onnx_kv_snr):>8}")
+            ops = " ".join(f"{op} {r.torch_onnx_ops.get(op, 0)}" for op in FORM_OPS) if r.torch_onnx_ops else "-"
+            print(f"{r.variant_key:<{w}} {r.steps:>5} {fmt(r.hidden_snr):>7} {fmt(r.kv_snr):>7} {fmt(r.onnx_snr):>7} "
+                  f"{fmt(r.onnx_kv_snr):>8}  {ops}")
         print(f"worst: SNR {fmt(min(r.hidden_snr for r in rows))} dB, K/V {fmt(min(r.kv_snr for r in rows))} dB"
               + (f", ONNX {fmt(min(r.onnx_snr for r in rows))} dB" if self.ort else ""))
 
@@ -144,9 +153,9 @@ class Parity(unittest.TestCase):
         steps = min(STEPS, CTX - 1)
         figures = []
         for precision in PRECISIONS:
-            for preset in parity.PRESETS:
-                key = layoutx.graph(model=MODEL, layer=LAYER, ctx=CTX, layout=preset, set=["kv_dtype=u8"],
-                                    precision=precision)["variant_key"]
+            for preset, heads in itertools.product(parity.PRESETS, ("grouped", "per_head")):
+                key = layoutx.graph(model=MODEL, layer=LAYER, ctx=CTX, layout=preset,
+                                    set=["kv_dtype=u8", f"heads={heads}"], precision=precision)["variant_key"]
                 observed = {}
                 self.run_history(key, steps, observe=observed)
                 config = lxt.LayerConfig.of(model=MODEL, layer=LAYER, ctx=CTX, layout=key)
@@ -155,13 +164,15 @@ class Parity(unittest.TestCase):
                 snr = parity.snr_db(ref, got)
                 figures.append((key, snr))
                 with self.subTest(variant=key):
-                    # Tied encodings: the cache holds codes (the runtime copied them, nothing requantized).
-                    k_name, v_name = (("out/k_out/quantize", "out/v_out/quantize") if precision == "fp16"
-                                      else ("attn/k_new/to_cache", "attn/v_new/to_cache"))
-                    for cache, name in ((runtime.k_cache, k_name), (runtime.v_cache, v_name)):
-                        c = cache.double() / codes.scales[name]
-                        self.assertLess(float((c - c.round()).abs().max()), 1e-3)
-                        self.assertLessEqual(float(c.abs().max()), 128.0)
+                    # Tied encodings: the cache holds codes (the runtime copied them, nothing
+                    # requantized); heads=per_head in a quantized graph: each KV head's own.
+                    for cache, kind in ((runtime.k_cache, "k"), (runtime.v_cache, "v")):
+                        for j in range(config.kv_heads):
+                            name = (f"out/{kind}_out/quantize" if precision == "fp16" else
+                                    f"attn/kv{j}/{kind}_new/to_cache" if config.per_head else f"attn/{kind}_new/to_cache")
+                            c = cache[j].double() / codes.scales[name]
+                            self.assertLess(float((c - c.round()).abs().max()), 1e-3)
+                            self.assertLessEqual(float(c.abs().max()), 128.0)
                     self.assertTrue(20.0 < snr < 100.0, f"u8 cache SNR {snr:.1f} dB")
             if precision != "w4a16":
                 continue
@@ -171,6 +182,8 @@ class Parity(unittest.TestCase):
                 k = key if form == "per_channel" else key + f",weight_quant={form}"
                 ref, got, _, module = self.run_history(k, steps, quantize_weights=True)
                 by_form[form] = parity.snr_db(ref, got)
+                if form == "block64":
+                    grouped_block64 = got  # the grouped MatMuls' layer, for the per-head Convs below
                 figures.append((k, by_form[form]))
                 # LPBQ's bound: every weight within half its block's step (nothing clipped).
                 w = module.q_k_v_proj.double()
@@ -178,6 +191,13 @@ class Parity(unittest.TestCase):
                 step = (lxt_quant.lpbq_steps(raw.double(), lxt_quant.BLOCKS[form]) if form != "per_channel"
                         else (raw.double().abs().amax(dim=0, keepdim=True) / 7).expand_as(raw))
                 self.assertLessEqual(float(((w - raw.double()).abs() - step / 2).max()), 1e-6)
+            # The exporters' per-head 1x1 Convs take the same quantized values as the grouped
+            # MatMuls (quantized as [in, out], then laid out): the same function in float32.
+            k = layoutx.graph(model=MODEL, layer=LAYER, ctx=CTX, layout="ring", precision=precision,
+                              set=["weight_quant=block64", "heads=per_head", "projection=conv1x1"])["variant_key"]
+            ref_conv, got_conv, _, _ = self.run_history(k, steps, quantize_weights=True)
+            self.assertGreater(parity.snr_db(grouped_block64, got_conv), MIN_SNR_DB)
+            figures.append((k, parity.snr_db(ref_conv, got_conv)))
             # Smaller blocks, finer steps (block64 may equal per-channel where in <= 64 rows).
             self.assertGreater(by_form["block16"], by_form["block32"])
             self.assertGreater(by_form["block32"], by_form["block64"])
@@ -225,7 +245,7 @@ class Parity(unittest.TestCase):
         # A form the document names that layoutx.torch does not compute (a new axis, or a new
         # value of a known one) is refused by name, not computed as the default.
         doc = layoutx.graph(model=MODEL, layer=LAYER, ctx=CTX, layout="ring")
-        for axis, value in (("heads", "per_head"), ("projection", "conv1x1"), ("softmax", "fancy"), ("unheard", "x")):
+        for axis, value in (("heads", "per_kv_head"), ("projection", "conv3x3"), ("softmax", "fancy"), ("unheard", "x")):
             changed = dict(doc, axes=dict(doc["axes"], **{axis: value}))
             with self.assertRaisesRegex(layoutx.Error, f"{axis}={value} is not mirrored"):
                 lxt.LayerConfig(changed)
