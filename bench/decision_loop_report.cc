@@ -1,10 +1,12 @@
 // How many measurements each strategy needs until every decision is the truth's optimum, over
 // seeded truths of the simulated device (explorer/decision_loop.h). Prints the distribution per
 // strategy: median, 90th percentile, how many did not converge within the budget.
-//   decision_loop_report [--seeds N] [--precision P] [--max M] [--ctx C ...] [--one-structure] [--no-op-profiles] [--verbose]
+//   decision_loop_report [--seeds N] [--precision P] [--max M] [--ctx C ...] [--one-structure] [--no-op-profiles] [--all-axes] [--verbose]
 // --one-structure: the truth has the base spec's structure and the loop fits that one structure
 // (default: the truth draws one of the device's hypotheses and the loop fits their mixture).
 // --no-op-profiles: timings and compile-only checks only (op-level profiles are not offered).
+// --all-axes: the exporters' forms are chosen too (default: held at the default variant's values,
+// the team's layout question; the whole space takes minutes a seed on 2 cores).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -35,7 +37,7 @@ double quantile(std::vector<int> v, double q) {
 
 int main(int argc, char** argv) try {
   int seeds = 20;
-  bool verbose = false;
+  bool verbose = false, all_axes = false;
   explorer::LoopSetup s;
   s.ctxs.clear();
   std::string precision = "w4a16";
@@ -52,10 +54,12 @@ int main(int argc, char** argv) try {
     else if (a == "--verbose") verbose = s.explain = true;
     else if (a == "--one-structure") s.competing_structures = false;
     else if (a == "--no-op-profiles") s.offer_op_profiles = false;
+    else if (a == "--all-axes") all_axes = true;
     else throw Error("unknown argument " + a);
   }
   if (s.ctxs.empty()) s.ctxs = {1024, 4096};
   s.precision = model::parse_precision(precision);
+  if (!all_axes) s.fixed_axes = explorer::exporter_forms_at_defaults(s.precision);
   s.model = model::load_model(model::kDefaultModel);
   s.device = costmodel::load_device_named(costmodel::kDefaultDevice);
   s.rules = costmodel::load_device_rules(s.device);
@@ -79,7 +83,10 @@ int main(int argc, char** argv) try {
   std::printf("; budget %d measurements (a run not right by then counts %d); %s\n\n", s.max_measurements,
               s.max_measurements + 1,
               s.competing_structures ? "truths draw a hypothesis, the loop fits the mixture" : "one structure");
-  std::printf("candidates: timings, compile-only checks%s\n\n", s.offer_op_profiles ? " and op-level profiles of timed graphs" : "");
+  std::printf("candidates: timings, compile-only checks%s\n", s.offer_op_profiles ? " and op-level profiles of timed graphs" : "");
+  std::string fixed;
+  for (const auto& [axis, value] : s.fixed_axes) fixed += " " + axis + "=" + value;
+  std::printf("choices: %s\n\n", fixed.empty() ? "every explored axis" : ("the layout axes; fixed" + fixed).c_str());
   // Round 0 is the same for every strategy: the truths whose first decision was already right
   // need 0 measurements whatever the strategy. The second table leaves them out.
   std::vector<bool> open(seeds, false);

@@ -10,16 +10,20 @@
 
 namespace layoutx::db {
 
-std::vector<std::string> all_variant_keys() {
+std::vector<std::string> all_variant_keys(std::optional<model::LayerType> layer) {
+  model::AxisScope scope;
+  scope.layer_type = layer;
   std::set<std::string> keys;
   for (const auto& p : model::axis_values("precision"))
-    for (const auto& v : model::design_space().variants(model::parse_variant("roll", {"precision=" + p}))) keys.insert(v.key());
+    for (const auto& v : model::design_space().variants(model::parse_variant("roll", {"precision=" + p}), &scope))
+      keys.insert(v.key());
   return {keys.begin(), keys.end()};
 }
 
 std::vector<DeviceModelReport> report(Connection& c, const std::string& device, const std::string& model) {
   std::vector<DeviceModelReport> out;
-  const auto space = all_variant_keys();
+  const std::map<std::string, std::vector<std::string>> space{
+      {"sliding", all_variant_keys(model::LayerType::kSliding)}, {"full", all_variant_keys(model::LayerType::kFull)}};
   // 1. The (device, model) pairs with layer measurements or runs.
   auto pairs = c.prepare(
       "SELECT DISTINCT d.id, d.name, m.id, m.name FROM layer_measurements l JOIN devices d ON d.id = l.device_id "
@@ -58,7 +62,7 @@ std::vector<DeviceModelReport> report(Connection& c, const std::string& device, 
     m.bind(1, dev).bind(2, mod);
     while (m.step()) measured[{m.text(0), m.text(1)}] = static_cast<int>(m.int64(2));
     for (const char* layer : {"sliding", "full"}) {
-      for (const auto& key : space) {
+      for (const auto& key : space.at(layer)) {
         ++r.space_size;
         if (measured.count({key, layer})) ++r.space_measured;
       }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "db/sqlite.h"
+#include "model/model_spec.h"
 
 namespace layoutx::db {
 
@@ -28,7 +29,7 @@ struct DeviceModelReport {
   std::string device, model;
   int runs = 0, layer_measurements = 0, op_measurements = 0, compile_outcomes = 0, op_shares = 0;
   int variants_measured = 0;                 // distinct variant keys with a layer measurement
-  int space_size = 0;                        // valid variants (all axes x precisions) x layer types
+  int space_size = 0;                        // explored variants x precisions, per layer type, summed
   int space_measured = 0;                    // of those, measured at least once
   std::vector<CoverageCell> presets;         // presets x precisions x layer types
   std::vector<CalibrationError> calibration; // ordered by first use
@@ -37,7 +38,8 @@ struct DeviceModelReport {
 // Every (device, model) pair with layer measurements; `device` / `model` filter ("" = all).
 std::vector<DeviceModelReport> report(Connection& c, const std::string& device = "", const std::string& model = "");
 
-// Every valid variant of the design space (all axis values x precisions), canonical keys.
-std::vector<std::string> all_variant_keys();
+// Every variant the explorer enumerates (all explored axis values x precisions), canonical keys;
+// of one layer type's graphs when given (a full layer has no sliding_cache axis).
+std::vector<std::string> all_variant_keys(std::optional<model::LayerType> layer = std::nullopt);
 
 }  // namespace layoutx::db

@@ -139,6 +139,13 @@ struct Round {
 
 }  // namespace
 
+std::map<std::string, std::string> exporter_forms_at_defaults(model::Precision precision) {
+  const model::Variant base = model::Variant{}.set(precision);
+  std::map<std::string, std::string> fixed;
+  for (const auto& axis : model::design_space().exporter_axes()) fixed[axis] = model::axis_value(base, axis);
+  return fixed;
+}
+
 LoopRun run_loop(const LoopSetup& s, uint64_t seed, Strategy strategy) {
   LoopRun run;
   run.seed = seed;
@@ -174,6 +181,7 @@ LoopRun run_loop(const LoopSetup& s, uint64_t seed, Strategy strategy) {
     const costmodel::Predictor& predictor = *fitted;
     Evaluator ev(predictor);
     SelectionPolicy policy;
+    policy.fixed_axes = s.fixed_axes;
     // Right within what one timing can resolve: the device's scatter, or the minimum gain.
     const double tolerance = std::max(policy.min_gain_fraction, s.timing_noise_rel);
     Round round;

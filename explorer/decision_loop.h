@@ -15,6 +15,7 @@
 // far (costmodel/hypothesis_fit.h), so it does not know which structure is true either.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,10 @@ struct LoopSetup {
   // Offer op-level profiles of timed graphs (answered with per-op rows the calibration fits as
   // op shares); off: timings and compile checks only, as before the loop back existed.
   bool offer_op_profiles = true;
+  // Axes the question fixes (axis -> value, as SelectionPolicy::fixed_axes): the loop selects only
+  // among variants with these values, e.g. the team's exporter forms held at their defaults so a
+  // run asks the layout question alone (a round over the whole space prices every exporter form).
+  std::map<std::string, std::string> fixed_axes;
 };
 
 // A decision is right when its chosen graph converts on the truth and its true latency is within
@@ -60,6 +65,10 @@ struct LoopRun {
   std::string truth_hypothesis;  // the truth's structure ("" when not drawn)
   std::vector<std::string> log;  // one line per measurement: what, the answer, right yet?
 };
+
+// The exporters' forms (model::DesignSpace::exporter_axes) at the default variant's values at
+// `precision`: the fixed axes of the team's layout question.
+std::map<std::string, std::string> exporter_forms_at_defaults(model::Precision precision);
 
 // One truth (seed), one strategy: measures until the decisions are right or the budget is spent.
 LoopRun run_loop(const LoopSetup& setup, uint64_t seed, Strategy strategy);

@@ -47,11 +47,17 @@ void put_family(std::string& k, const model::LayerSpec& l) {
 }
 }  // namespace
 
+// A field added to these structs must be added to the key (else two different graphs share a
+// cached evaluation, silently): the sizes below fail the build until the key is looked at.
+static_assert(sizeof(model::LayerSpec) == 136, "LayerSpec changed: add the new field to Evaluator::shape_key");
+static_assert(sizeof(model::RopeSpec) == 48, "RopeSpec changed: add the new field to Evaluator::shape_key");
+static_assert(sizeof(model::LayerStructure) == 32, "LayerStructure changed: add the new field to put_family");
+
 std::string Evaluator::shape_key(const model::LayerSpec& l) {
   std::string k;
   k.reserve(128);
   put(k, model::to_string(l.type));
-  for (int64_t x : {int64_t(l.cache_entries), int64_t(l.hidden), int64_t(l.intermediate), int64_t(l.heads),
+  for (int64_t x : {int64_t(l.window), int64_t(l.cache_entries), int64_t(l.hidden), int64_t(l.intermediate), int64_t(l.heads),
                     int64_t(l.kv_heads), int64_t(l.head_dim), int64_t(l.rope.rotary_dims)})
     put(k, x);
   put(k, l.rope.theta);
@@ -62,8 +68,12 @@ std::string Evaluator::shape_key(const model::LayerSpec& l) {
   return k;
 }
 
+std::string Evaluator::graph_key(const model::LayerSpec& layer, const model::Variant& v) {
+  return shape_key(model::built_layer(layer, v)) + '|' + v.key();
+}
+
 const Evaluation& Evaluator::evaluate(const model::LayerSpec& layer, const model::Variant& v) {
-  std::string key = shape_key(layer) + '|' + v.key();
+  std::string key = graph_key(layer, v);
   auto it = cache_.find(key);
   if (it != cache_.end()) return it->second;
   Evaluation e;
@@ -90,7 +100,7 @@ namespace layoutx::explorer {
 
 std::optional<double> Evaluator::fidelity(const model::LayerSpec& layer, const model::Variant& v) {
   evaluate(layer, v);
-  Evaluation& e = cache_.at(shape_key(layer) + '|' + v.key());
+  Evaluation& e = cache_.at(graph_key(layer, v));
   if (!e.fidelity_asked && fidelity_ && e.status == EvalStatus::kOk) {
     e.fidelity_asked = true;
     // Forms that compute the same function (k_layout, sliding_cache) share one figure: the

@@ -53,8 +53,12 @@ class Evaluator {
   size_t cache_size() const { return cache_.size(); }
   size_t graphs_built() const { return graphs_built_; }
 
-  // The key that identifies a layer's graph shape (everything the builder reads but context).
+  // The key that identifies a layer's graph shape: every LayerSpec field but context (a layer's
+  // context reaches its graph through cache_entries; model::built_layer applies a variant's).
   static std::string shape_key(const model::LayerSpec& layer);
+  // The key of the graph `v` builds of `layer`: shape_key of model::built_layer and the variant's
+  // key (a sliding layer with sliding_cache=context is a different graph at each context).
+  static std::string graph_key(const model::LayerSpec& layer, const model::Variant& v);
 
  private:
   const costmodel::Predictor& predictor_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <mutex>
 #include <optional>
 
 #include "costmodel/mixture.h"
@@ -12,9 +13,7 @@
 
 namespace layoutx::explorer {
 
-std::string graph_key(const model::LayerSpec& layer, const model::Variant& v) {
-  return Evaluator::shape_key(layer) + "|" + v.key();
-}
+std::string graph_key(const model::LayerSpec& layer, const model::Variant& v) { return Evaluator::graph_key(layer, v); }
 
 const char* to_string(PlannedMeasurement::Kind k) {
   switch (k) {
@@ -42,11 +41,19 @@ struct NormalGrid {
     for (double& x : w) x /= sum;
   }
 };
-// One belief: 1201 points. A mixture of H: 241 points per component (a spacing of 0.05 sd), so
-// that the H x H posterior weights per point stay cheap.
+// One belief: 1201 points. A mixture of H: about 6000 points in all, 241 per component (a
+// spacing of 0.05 sd) for up to 24 components, down to 61 (0.2 sd) from 96, so that the work per
+// observation (points x H posterior weights x arms) stays near linear in H. The integrand is a
+// minimum of smooth curves under a normal weight: 0.2 sd moves a value by well under 1%.
 const NormalGrid& grid(size_t components) {
-  static const NormalGrid one(1201), each(241);
-  return components == 1 ? one : each;
+  static const NormalGrid one(1201);
+  static std::map<int, NormalGrid> each;  // by size; std::map keeps references valid
+  static std::mutex guard;
+  if (components == 1) return one;
+  int n = static_cast<int>(6000 / components);
+  n = std::clamp(n - (n % 2 == 0), 61, 241);  // odd: z = 0 is a point
+  std::lock_guard<std::mutex> lock(guard);
+  return each.try_emplace(n, n).first->second;
 }
 
 // One graph a decision looks at: its latency, design row and identity.
@@ -131,6 +138,42 @@ void value_observation(const std::vector<double>& x, Scatter scatter_ms, const s
       lines[d].push_back(std::move(per));
     }
   }
+  // The arms that can be a decision's minimum somewhere: y only takes values on the components'
+  // grids, within [y_lo, y_hi]; an arm whose line lies above another arm's line under every
+  // component at both ends of that range lies above it at every y and every posterior mix, so it
+  // is never the minimum (dropping it changes no figure; most layouts lose to a few everywhere).
+  double y_lo = 1e300, y_hi = -1e300;
+  for (size_t h = 0; h < H; ++h) {
+    y_lo = std::min(y_lo, mu[h] + s[h] * g.z.front());
+    y_hi = std::max(y_hi, mu[h] + s[h] * g.z.back());
+  }
+  std::vector<std::vector<size_t>> live(decisions.size());
+  for (size_t d = 0; d < decisions.size(); ++d)
+    for (size_t i = 0; i < lines[d].size(); ++i) {
+      bool dominated = false;
+      for (size_t j = 0; j < lines[d].size() && !dominated; ++j) {
+        if (j == i) continue;
+        bool above = true;
+        for (size_t q = 0; q < H && above; ++q) {
+          const auto& [ai, bi] = lines[d][i][q];
+          const auto& [aj, bj] = lines[d][j][q];
+          above = ai + bi * (y_lo - mu[q]) > aj + bj * (y_lo - mu[q]) && ai + bi * (y_hi - mu[q]) > aj + bj * (y_hi - mu[q]);
+        }
+        dominated = above;
+      }
+      if (!dominated) live[d].push_back(i);
+    }
+  // Each arm's lines as two arrays [arm][component]: alpha = a - b mu and the slope b.
+  std::vector<std::vector<double>> alpha(decisions.size()), slope(decisions.size());
+  for (size_t d = 0; d < decisions.size(); ++d) {
+    alpha[d].resize(lines[d].size() * H);
+    slope[d].resize(lines[d].size() * H);
+    for (size_t i = 0; i < lines[d].size(); ++i)
+      for (size_t q = 0; q < H; ++q) {
+        alpha[d][i * H + q] = lines[d][i][q].first - lines[d][i][q].second * mu[q];
+        slope[d][i * H + q] = lines[d][i][q].second;
+      }
+  }
   std::vector<double> e_min(decisions.size(), 0.0);
   std::vector<std::map<size_t, double>> wins(decisions.size());
   std::vector<double> post(H);
@@ -151,9 +194,13 @@ void value_observation(const std::vector<double>& x, Scatter scatter_ms, const s
         if (lines[d].empty()) continue;
         size_t arg = 0;
         double lo = 1e300;
-        for (size_t i = 0; i < lines[d].size(); ++i) {
-          double v = 0;
-          for (size_t q = 0; q < H; ++q) v += post[q] * (lines[d][i][q].first + lines[d][i][q].second * (y - mu[q]));
+        for (size_t i : live[d]) {
+          // sum_q post_q (a_iq + b_iq (y - mu_q)) = post . alpha_i + y (post . b_i): two contiguous dots.
+          const double* al = alpha[d].data() + i * H;
+          const double* sl = slope[d].data() + i * H;
+          double va = 0, vb = 0;
+          for (size_t q = 0; q < H; ++q) va += post[q] * al[q], vb += post[q] * sl[q];
+          const double v = va + y * vb;
           if (v < lo) lo = v, arg = i;
         }
         e_min[d] += W * lo;
@@ -276,9 +323,11 @@ std::vector<PlannedMeasurement> plan_measurements(const costmodel::Predictor& pr
     for (const auto& u : d.choice.untested) {
       const auto& l = u.candidate.eval.prediction.legality;
       const double p = l.compiles == costmodel::Compiles::kContested ? opt.p_compiles_contested : opt.p_compiles_unknown;
-      const std::string form = l.reasons.empty() ? u.candidate.eval.variant.key() : l.reasons[0].substr(0, l.reasons[0].find(':'));
-      const std::string question = form + " at " + model::to_string(u.candidate.eval.variant.precision()) + " (" +
-                                   costmodel::to_string(l.compiles) + ")";
+      std::string form = l.reasons.empty() ? u.candidate.eval.variant.key() : l.reasons[0].substr(0, l.reasons[0].find(':'));
+      // An axis record's reason already names the precision ("k_layout=rows at w4a16: unknown").
+      const std::string at = " at " + std::string(model::to_string(u.candidate.eval.variant.precision()));
+      if (form.size() >= at.size() && form.compare(form.size() - at.size(), at.size(), at) == 0) form.resize(form.size() - at.size());
+      const std::string question = form + at + " (" + costmodel::to_string(l.compiles) + ")";
       auto [it, fresh] = by_question.emplace(question, plan.size());
       const double value = p * std::max(0.0, u.saving_ms) * d.count;
       if (fresh) {

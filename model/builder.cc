@@ -610,6 +610,17 @@ Vertex Builder::attention_out_and_mlp(Vertex x, Vertex xn, Vertex context) {
 
 }  // namespace
 
+LayerSpec built_layer(const LayerSpec& layer, const Variant& variant) {
+  LayerSpec built = layer;
+  // sliding_cache=context: a sliding layer whose cache holds its window (window-1 slots) takes a
+  // full layer's context-1 slots instead; the runtime's mask hides what is older than the window
+  // (kv_cache.h kv_slot_open). A cache of another size (the checkpoints' one-entry graphs) is kept.
+  if (variant.sliding_cache() == SlidingCache::kContext && layer.type == LayerType::kSliding &&
+      layer.cache_entries == layer.window - 1 && layer.context - 1 > layer.cache_entries)
+    built.cache_entries = layer.context - 1;
+  return built;
+}
+
 LayerGraph build_layer_graph(const LayerSpec& layer, const Variant& variant) {
   variant.validate();
   ErrorList e;
@@ -623,13 +634,7 @@ LayerGraph build_layer_graph(const LayerSpec& layer, const Variant& variant) {
   if (layer.hidden <= 0 || layer.intermediate <= 0 || layer.head_dim <= 0)
     e.add("layer: hidden, intermediate and head_dim must be positive");
   e.throw_if_any();
-  LayerGraph lg{Graph(), layer, variant};
-  // sliding_cache=context: a sliding layer whose cache holds its window (window-1 slots) takes a
-  // full layer's context-1 slots instead; the runtime's mask hides what is older than the window
-  // (kv_cache.h kv_slot_open). A cache of another size (the checkpoints' one-entry graphs) is kept.
-  if (variant.sliding_cache() == SlidingCache::kContext && layer.type == LayerType::kSliding &&
-      layer.cache_entries == layer.window - 1 && layer.context - 1 > layer.cache_entries)
-    lg.layer.cache_entries = layer.context - 1;
+  LayerGraph lg{Graph(), built_layer(layer, variant), variant};
   Builder(lg).build();
   return lg;  // named return value: not copied
 }

@@ -20,5 +20,8 @@ namespace layoutx::model {
 // i4 projection weights with their LPBQ block (OpNode::block).
 // Throws Error if the variant is meaningless (Variant::validate) or the layer inconsistent.
 LayerGraph build_layer_graph(const LayerSpec& layer, const Variant& variant);
+// The layer the graph of `variant` is built for (LayerGraph::layer): `layer` with what the variant
+// changes of its shape applied (sliding_cache=context: a sliding layer takes context-1 cache slots).
+LayerSpec built_layer(const LayerSpec& layer, const Variant& variant);
 
 }  // namespace layoutx::model

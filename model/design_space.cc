@@ -84,30 +84,32 @@ const DesignSpace& DesignSpace::shipped() {
         {.name = "kv_dtype", .values = {"f16", "u8", "u16"},
          .meaning = "the K/V caches' dtype at the graph boundary: f16 (converted inside a quantized graph each "
                     "step), u8 (8-bit symmetric, the new entry's quantizer tied to the cache's) or u16 (16-bit "
-                    "fixed point)"},
+                    "fixed point)",
+         .exporter_form = true},
         {.name = "k_layout", .values = {"transposed", "rows"},
          .meaning = "the K cache's layout: transposed [kv, head_dim, cache] (scores without a transpose; the new key "
                     "is written as a column) or rows [kv, cache, head_dim] (the scores MatMul transposes it)",
-         .numerics_exact = true},
+         .numerics_exact = true, .exporter_form = true},
         {.name = "weight_quant", .values = {"per_channel", "block16", "block32", "block64"},
          .meaning = "4-bit weights: per output channel, or block-wise along the input channels (LPBQ: 4-bit "
                     "integer block scales under a per-channel scale) in blocks of 16, 32 or 64",
-         .only_with_axis = "precision", .only_with_values = {"w4a16"}},
+         .only_with_axis = "precision", .only_with_values = {"w4a16"}, .exporter_form = true},
         {.name = "sliding_cache", .values = {"window", "context"},
          .meaning = "a sliding layer's cache: its window (window-1 slots) or a full-length one like a full layer's "
                     "(context-1 slots) with the mask hiding entries older than the window; full layers unchanged",
-         .sliding_layers_only = true, .numerics_exact = true},
+         .sliding_layers_only = true, .numerics_exact = true, .exporter_form = true},
         {.name = "heads", .values = {"grouped", "per_head"},
          .meaning = "attention heads: one op per tensor with heads as an axis (grouped), or one op chain per query "
                     "head (per_head: its own projection slices, RoPE, scores, softmax and weighted values, as "
                     "MHA-to-SHA passes produce)",
+         .exporter_form = true,
          .priced = false,
          .priced_by = "a later cost model (whether per-head chains run side by side on the vector threads, or "
                       "each op pays its dispatch in turn, is not settled by any timing of this device)"},
         {.name = "projection", .values = {"matmul", "conv1x1"},
          .meaning = "each Linear as a MatMul, or as a 1x1 Conv2d on [1, C, 1, 1] activations with weights "
                     "[out, in, 1, 1] (the exporters' form)",
-         .numerics_exact = true, .explored = false},
+         .numerics_exact = true, .explored = false, .exporter_form = true},
     };
     std::vector<Preset> presets = {
         {"roll", {{"returns", "window"}, {"join", "keys"}}, "the window sliced and handed back whole each token"},
@@ -138,6 +140,13 @@ int DesignSpace::find(std::string_view name) const {
   for (size_t i = 0; i < axes_.size(); ++i)
     if (axes_[i].name == name) return static_cast<int>(i);
   return -1;
+}
+
+std::vector<std::string> DesignSpace::exporter_axes() const {
+  std::vector<std::string> out;
+  for (const auto& a : axes_)
+    if (a.exporter_form) out.push_back(a.name);
+  return out;
 }
 
 size_t DesignSpace::axis_index(std::string_view name) const {

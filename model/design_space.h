@@ -59,6 +59,10 @@ struct Axis {
   bool in_every_key = false;
   // A layout choice the explorer enumerates; false for precision, the question's choice.
   bool layout_choice = true;
+  // One of the exporters' forms (issue 34: kv_dtype, k_layout, weight_quant, sliding_cache,
+  // heads, projection) rather than an attention layout the team's export varied; a question
+  // can hold them at their defaults (exporter_axes()).
+  bool exporter_form = false;
   // The default for a model, as a value index (e.g. gelu: the model's hidden_act); nullptr: 0.
   int (*model_default)(const AxisScope&) = nullptr;
   // Whether the cost model prices the axis's non-default values. An unpriced axis is built,
@@ -96,6 +100,8 @@ class DesignSpace {
   const std::vector<Preset>& presets() const { return presets_; }
   // Position of an axis; -1 if none. axis_index() throws Error listing the axes.
   int find(std::string_view name) const;
+  // The names of the exporter-form axes, in table order.
+  std::vector<std::string> exporter_axes() const;
   size_t axis_index(std::string_view name) const;
   const Axis& axis(std::string_view name) const { return axes_[axis_index(name)]; }
 

@@ -3,6 +3,7 @@
 // dims rotated, theta 1e4), full at ctx 12 (cache 11, leading 4 dims rotated, theta 5e6):
 // Spark's structure at toy sizes.
 #pragma once
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -67,11 +68,32 @@ inline model::LayerSpec small_family_layer(model::Family f, model::LayerType t) 
   return L;
 }
 
-// Every meaningful variant at every precision (the design-space table's enumerator).
-inline std::vector<model::Variant> all_variants() {
+// A covering set of the meaningful variants at every precision (the design-space table's
+// enumerator): every attention layout with the exporters' forms at their defaults, and every
+// combination of the exporters' forms on each preset. Every value of every axis is in it, each
+// exporter form beside each preset; the whole product (4320 graphs a layer type) is left out to
+// keep the emit tests in seconds.
+inline std::vector<model::Variant> covering_variants() {
+  const auto& space = model::design_space();
+  const auto exporter = space.exporter_axes();
+  auto is_exporter = [&](const std::string& a) { return std::find(exporter.begin(), exporter.end(), a) != exporter.end(); };
   std::vector<model::Variant> out;
-  for (const auto& p : model::axis_values("precision"))
-    for (const auto& v : model::design_space().variants(model::parse_variant("roll", {"precision=" + p}))) out.push_back(v);
+  for (const auto& p : model::axis_values("precision")) {
+    const model::Variant base = model::parse_variant("roll", {"precision=" + p});
+    std::vector<model::Variant> presets;
+    for (const char* name : {"roll", "ring", "score-join"}) presets.push_back(model::parse_variant(name, {"precision=" + p}));
+    for (const auto& v : space.variants(base)) {
+      bool exporter_defaults = true, on_a_preset = false;
+      for (const auto& a : exporter) exporter_defaults = exporter_defaults && model::axis_value(v, a) == model::axis_value(base, a);
+      for (const auto& q : presets) {
+        bool same = true;
+        for (const auto& a : space.axes())
+          if (!is_exporter(a.name)) same = same && model::axis_value(v, a.name) == model::axis_value(q, a.name);
+        on_a_preset = on_a_preset || same;
+      }
+      if (exporter_defaults || on_a_preset) out.push_back(v);
+    }
+  }
   return out;
 }
 

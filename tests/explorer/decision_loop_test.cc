@@ -21,6 +21,11 @@ LoopSetup setup(const std::string& dir) {
   s.rules = costmodel::load_device_rules(s.device);
   s.first_export = costmodel::load_measurements(costmodel::device_file(s.device.calibration.measurements));
   s.scratch_dir = dir;
+  // The team's layout question: the exporter forms stay at the default variant's values (f16
+  // cache, transposed K, per-channel 4-bit weights, the window's cache), so a round selects among
+  // the layout axes' 40-odd variants per layer, not all 2880 with every hypothesis (which took
+  // over 300 s a test on 2 cores).
+  s.fixed_axes = exporter_forms_at_defaults(s.precision);
   return s;
 }
 
