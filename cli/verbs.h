@@ -21,5 +21,6 @@ void add_select_verb(CLI::App& app);
 void add_step_verb(CLI::App& app);
 void add_whatif_verb(CLI::App& app);
 void add_next_verb(CLI::App& app);
+void add_propose_verb(CLI::App& app);
 
 }  // namespace layoutx::cli

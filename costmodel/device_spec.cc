@@ -306,6 +306,7 @@ DeviceSpec parse(const YAML::Node& root, const std::string& file) {
   YAML::Node list = top.child("coefficients", true);
   YAML::Node hyps = top.child("hypothesis_axes", false);
   YAML::Node probes = top.child("probes", false);
+  YAML::Node runtime = top.child("runtime", false);
   top.finish();
   if (!d.name.empty() && !valid_device_name(d.name))
     top.error("name", "'" + d.name + "' is not a device name (letters, digits, '.', '_' and '-'; it names database rows and files)");
@@ -315,6 +316,7 @@ DeviceSpec parse(const YAML::Node& root, const std::string& file) {
   d.structure = parse_structure(file, structure, "structure", Structure{}, errors);
   d.coefficients = parse_coefficient_list(file, list, "coefficients", errors);
   d.probes = parse_probes(file, probes, errors);
+  d.runtime = parse_runtime(file, runtime, errors);
   validate(d, file, errors);
   d.build_index();
   // Hypotheses: the product of the axes' options (each option a partial hypothesis: structure

@@ -7,6 +7,7 @@
 
 #include "costmodel/op_class.h"
 #include "costmodel/probe_spec.h"
+#include "costmodel/runtime_spec.h"
 #include "costmodel/structure.h"
 #include "model/variant.h"
 
@@ -120,6 +121,8 @@ struct DeviceSpec {
   std::string hypothesis;     // the hypothesis this spec was derived for ("" base)
   // Variants calibrate predicts under each hypothesis (`probes:`); empty: none printed.
   std::vector<ProbeSpec> probes;
+  // The host's and the runtime's terms of a whole step and a partition's limits (`runtime:`).
+  RuntimeSpec runtime;
 
   // Index into `coefficients` of the one pricing (class, precision, term), or -1 if none.
   int index(OpClass c, model::Precision p, Term t) const;

@@ -40,7 +40,7 @@ Choice select_layer(Evaluator& ev, const model::LayerSpec& layer, model::Precisi
   Choice c;
   c.layer = layer.type;
   const model::AxisScope scope(layer);
-  c.incumbent = incumbent(layer.type, precision, scope);
+  c.incumbent = policy.incumbent ? *policy.incumbent : incumbent(layer.type, precision, scope);
 
   // 1. Ask for every point of the space: latency and legality (cheap, cached per shape).
   for (const auto& v : meaningful_variants(precision, scope)) {

@@ -26,6 +26,9 @@ struct SelectionPolicy {
   // Axes fixed by the question (axis -> value, e.g. {"returns", "window"}): only variants with
   // these values are candidates (whatif --set sliding.returns=window).
   std::map<std::string, std::string> fixed_axes;
+  // The layout changes are counted from (ties go to the fewest changes), at the question's
+  // precision; unset: the layer type's first export (incumbent()). propose sets the team's default.
+  std::optional<model::Variant> incumbent;
   // Known-good by default: only candidates whose conversion is known (compiles: yes) can win.
   // With this set, unknown and contested candidates compete too (--allow-untested).
   bool allow_untested = false;

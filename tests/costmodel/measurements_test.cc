@@ -189,5 +189,43 @@ TEST(DeviceSpec, AxesThatMultiplyPastTheLimitAreAnError) {
   }
 }
 
+
+// The runtime block (issue 35): the shipped device's terms read back; a term's range must hold
+// its value, and a misspelt key is an error naming it.
+TEST(DeviceSpec, RuntimeTermsAreReadWithTheirRangesAndCheckedForOrder) {
+  const DeviceSpec d = load_device(kConfigs + "/devices/galaxy-s25.yaml");
+  ASSERT_TRUE(d.runtime.present);
+  EXPECT_DOUBLE_EQ(d.runtime.rpc_polling_us, 9999);
+  EXPECT_EQ(d.runtime.max_binaries, 50);
+  EXPECT_LE(d.runtime.host_call_us.low, d.runtime.host_call_us.value);
+  EXPECT_LE(d.runtime.host_call_us.value, d.runtime.host_call_us.high);
+  EXPECT_FALSE(d.runtime.sampling_ns_per_vocab.reason.empty());
+  std::ifstream in(kConfigs + "/devices/galaxy-s25.yaml");
+  const std::string ok((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto error_of = [&](const std::string& from, const std::string& to) {
+    std::string text = ok;
+    const size_t at = text.find(from);
+    if (at == std::string::npos) return std::string("test: '" + from + "' not in the shipped file");
+    text.replace(at, from.size(), to);
+    try {
+      load_device_text(text, "d.yaml");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error_of("runtime:", "runtime:"), "");
+  const std::string low_above = error_of("    value: 35\n    low: 10\n", "    value: 35\n    low: 40\n");
+  EXPECT_NE(low_above.find("runtime.host_call_us.value: expected low <= value <= high"), std::string::npos) << low_above;
+  const std::string misspelt = error_of("  max_binaries: 50", "  max_binarys: 50");
+  EXPECT_NE(misspelt.find("max_binarys"), std::string::npos) << misspelt;
+  EXPECT_NE(misspelt.find("runtime.max_binaries: required key is missing"), std::string::npos) << misspelt;
+  // Without the block the device still loads: graph execution only.
+  const size_t from = ok.find("\nruntime:\n"), to = ok.find("\n# Who the device is");
+  ASSERT_NE(from, std::string::npos);
+  ASSERT_NE(to, std::string::npos);
+  EXPECT_FALSE(load_device_text(ok.substr(0, from) + ok.substr(to), "d.yaml").runtime.present);
+}
+
 }  // namespace
 }  // namespace layoutx::costmodel

@@ -1,0 +1,190 @@
+// layoutx propose: the whole-model layout to ship (explorer/proposal.h), beside the team's default
+// and the best one made of forms known to compile; which axes carry the gain; every part.
+#include <iostream>
+
+#include "cli/choice_output.h"
+#include "cli/fidelity_options.h"
+#include "cli/json_flag.h"
+#include "cli/question_flags.h"
+#include "cli/table.h"
+#include "cli/verbs.h"
+#include "explorer/proposal.h"
+#include "model/design_space.h"
+#include "support/error.h"
+
+namespace layoutx::cli {
+
+namespace {
+
+struct ProposeArgs {
+  QuestionFlags question;  // --model, --device/--calibration/--db, --precision, --head-precision, --ctx
+  FidelityOptions fidelity;
+  int layers_per_part = -1;  // -1: searched
+  std::string kv_update = "in_place";
+  std::string scope = "runner";
+  bool json = false;
+};
+
+void write_step_json(JsonWriter& w, const char* key, const explorer::ModelLayout& l, const explorer::ModelStep& s,
+                     const model::ModelSpec& m) {
+  const model::AxisScope scope(m);
+  w.key(key).begin_object();
+  w.field("ms_per_token", s.ms);
+  w.field("tokens_per_s", s.tokens_per_s);
+  w.key("tokens_per_s_interval").value(std::vector<double>{s.tokens_low, s.tokens_high});
+  w.key("interval_ms").value(std::vector<double>{s.low_ms, s.high_ms});
+  w.field("floor_ms", s.floor_ms);
+  w.field("efficiency", s.efficiency);
+  w.field("graphs_ms", s.graphs_ms);
+  w.key("host").begin_object();
+  w.field("ms", s.host_ms);
+  w.key("interval_ms").value(std::vector<double>{s.host_low_ms, s.host_high_ms});
+  w.field("calls_ms", s.host_calls_ms);
+  w.field("kv_update_ms", s.kv_update_ms);
+  w.field("sampling_ms", s.sampling_ms);
+  w.field("wakeup_ms", s.wakeup_ms);
+  w.end_object();
+  w.field("execute_ms", s.execute_ms);
+  w.key("layouts").begin_object();
+  for (const auto& [t, v] : l.layers) w.field(model::to_string(t), v.key(scope));
+  w.end_object();
+  w.field("layers_per_part", l.layers_per_part);
+  w.field("embed_in_first_part", l.embed_in_first);
+  w.field("head_in_last_part", l.head_in_last);
+  w.field("head_precision", model::to_string(l.head_precision));
+  w.field("kv_update", explorer::to_string(l.kv_update));
+  w.key("parts").begin_array();
+  for (const auto& p : s.parts) {
+    w.begin_object();
+    w.field("name", p.name);
+    w.key("layers").begin_array();
+    for (int i : p.layers) w.value(i);
+    w.end_array();
+    w.field("embed", p.embed);
+    w.field("head", p.head);
+    w.field("weight_bytes", p.weight_bytes);
+    w.field("io_bytes", p.io_bytes);
+    w.field("ms", p.ms);
+    w.key("interval_ms").value(std::vector<double>{p.low_ms, p.high_ms});
+    w.field("pays_wakeup", p.pays_wakeup);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("notes").begin_array();
+  for (const auto& n : s.notes) w.value(n);
+  w.end_array();
+  w.end_object();
+}
+
+void print_json(const ProposeArgs& a, const explorer::Proposal& r, const model::ModelSpec& m, model::Precision p,
+                const costmodel::Predictor& predictor) {
+  JsonWriter w(std::cout);
+  w.begin_object();
+  w.field("model", m.name);
+  w.field("precision", model::to_string(p));
+  w.field("ctx", r.ctx);
+  a.question.predictor.write_json_identity(w, predictor);
+  w.field("scope", explorer::to_string(r.step.parts.empty() ? explorer::StepScope::kRunner : r.layout.scope));
+  write_step_json(w, "proposal", r.layout, r.step, m);
+  write_step_json(w, "baseline", r.baseline_layout, r.baseline, m);
+  write_step_json(w, "known_good", r.known_good_layout, r.known_good, m);
+  w.field("known_good_differs", r.known_good_differs);
+  w.field("speedup_vs_baseline", r.step.ms > 0 ? r.baseline.ms / r.step.ms : 0.0);
+  w.key("gain_by_axis").begin_array();
+  for (const auto& g : r.gains) {
+    w.begin_object();
+    w.field("axis", g.axis);
+    w.field("from", g.from);
+    w.field("to", g.to);
+    w.field("delta_ms", g.delta_ms);
+    w.end_object();
+  }
+  w.end_array();
+  w.field("partitions_priced", r.partitions_priced);
+  w.field("partitions_refused", r.partitions_refused);
+  if (!r.refused_example.empty()) w.field("refused_example", r.refused_example);
+  w.end_object();
+}
+
+std::string interval(double lo, double hi, int decimals) { return "[" + fmt(lo, decimals) + ", " + fmt(hi, decimals) + "]"; }
+
+void print_text(const ProposeArgs& a, const explorer::Proposal& r, const model::ModelSpec& m, model::Precision p,
+                const costmodel::Predictor& predictor) {
+  std::cout << "layoutx propose: " << m.name << " at " << model::to_string(p) << ", ctx " << r.ctx << " on "
+            << predictor.device() << " (calibration " << predictor.calibration_id() << ", " << a.question.predictor.source
+            << "); " << (r.layout.scope == explorer::StepScope::kRunner ? "the runner end to end" : "graph execution only")
+            << ", LM head " << model::to_string(r.layout.head_precision) << "\n\n";
+  Table t({"", "ms/token", "interval ms", "tokens/s", "interval tokens/s", "floor ms", "efficiency", "binaries"});
+  auto row = [&](const std::string& name, const explorer::ModelStep& s) {
+    t.add({name, fmt(s.ms, 2), interval(s.low_ms, s.high_ms, 2), fmt(s.tokens_per_s, 1), interval(s.tokens_low, s.tokens_high, 1),
+           fmt(s.floor_ms, 2), fmt(100 * s.efficiency, 0) + "%", std::to_string(s.parts.size())});
+  };
+  row("proposal", r.step);
+  row("team default", r.baseline);
+  if (r.known_good_differs) row("known-good only", r.known_good);
+  t.print(std::cout);
+  std::cout << "speed-up over the team default: " << fmt(r.baseline.ms / r.step.ms, 2) << "x (bounds summed as fully "
+            << "correlated; the host terms carry their [low, high] priors)\n";
+  if (!r.gains.empty()) {
+    std::cout << "\ngain by axis (from the team default, one axis at a time in this order):\n";
+    Table g({"axis", "from", "to", "ms/token"});
+    for (const auto& x : r.gains) g.add({x.axis, x.from, x.to, (x.delta_ms > 0 ? "+" : "") + fmt(x.delta_ms, 3)});
+    g.print(std::cout);
+  }
+  const auto& s = r.step;
+  std::cout << "\nthe proposal's parts (" << s.parts.size() << (s.parts.size() == 1 ? " context binary" : " context binaries")
+            << "; one execute saved per merged graph: "
+            << fmt(s.execute_ms, 3) << " ms):\n";
+  Table parts({"part", "layers", "weights MB", "ms", "interval ms", "wake-up"});
+  for (const auto& x : s.parts)
+    parts.add({x.name, std::to_string(x.layers.size()), fmt(x.weight_bytes / 1e6, 1), fmt(x.ms, 3), interval(x.low_ms, x.high_ms, 3),
+               x.pays_wakeup ? "yes" : "-"});
+  parts.print(std::cout);
+  if (s.host_ms > 0)
+    std::cout << "host per token: " << fmt(s.host_ms, 3) << " ms " << interval(s.host_low_ms, s.host_high_ms, 3) << " = calls "
+              << fmt(s.host_calls_ms, 3) << " + KV update " << fmt(s.kv_update_ms, 3) << " + sampling " << fmt(s.sampling_ms, 3)
+              << " + wake-ups " << fmt(s.wakeup_ms, 3) << "\n";
+  std::cout << "searched " << r.partitions_priced << " partitions, " << r.partitions_refused << " refused by the device's limits";
+  if (!r.refused_example.empty()) std::cout << " (e.g. " << r.refused_example << ")";
+  std::cout << "\n";
+  for (const auto& n : s.notes) std::cout << "note: " << n << "\n";
+  std::cout << "not priced: what a part boundary costs beyond its call (the hidden state's conversion at merged "
+               "boundaries and any spill across layers are kept as in one-layer graphs); the LM head's fidelity\n";
+}
+
+}  // namespace
+
+void add_propose_verb(CLI::App& app) {
+  auto args = std::make_shared<ProposeArgs>();
+  auto* sub = app.add_subcommand("propose", "the whole-model layout to ship: layer layouts and parts, beside the team's default");
+  args->question.add_to(*sub, {.contexts = false, .head_precision = true, .prefix = ""});
+  args->fidelity.add_to(*sub);
+  sub->add_option("--layers-per-part", args->layers_per_part,
+                  "decoder layers per context binary (default: every count from 1 to all is tried)")
+      ->check(CLI::Range(1, 4096));
+  sub->add_option("--kv-update", args->kv_update, "the host's KV update for new-entry layers: in_place or shift")
+      ->check(CLI::IsMember({"in_place", "shift"}));
+  sub->add_option("--scope", args->scope, "what a step's time includes: runner (end to end) or graphs (execution only)")
+      ->check(CLI::IsMember({"runner", "graphs"}));
+  sub->callback([args, sub] {
+    args->json = json_requested(*sub);
+    const QuestionFlags& q = args->question;
+    model::ModelSpec m = q.load_model();
+    const model::Precision p = q.layers_precision();
+    q.check_contexts(m);
+    auto predictor = args->question.predictor.load();
+    auto fidelity = args->fidelity.load();
+    explorer::Evaluator ev(*predictor, fidelity.get());
+    explorer::ProposalOptions o;
+    o.policy = args->fidelity.policy();
+    if (args->layers_per_part > 0) o.layers_per_part = args->layers_per_part;
+    o.head_precision = q.head(p);
+    o.kv_update = explorer::parse_kv_update(args->kv_update, "--kv-update");
+    o.scope = explorer::parse_step_scope(args->scope, "--scope");
+    const explorer::Proposal r = explorer::propose(ev, m, q.ctx, p, o, args->question.predictor.spec.runtime);
+    if (args->json) print_json(*args, r, m, p, *predictor);
+    else print_text(*args, r, m, p, *predictor);
+  });
+}
+
+}  // namespace layoutx::cli

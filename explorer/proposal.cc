@@ -1,0 +1,128 @@
+#include "explorer/proposal.h"
+
+#include "model/design_space.h"
+#include "support/error.h"
+
+namespace layoutx::explorer {
+
+ModelLayout team_default(const model::ModelSpec& m, model::Precision p, const ProposalOptions& o) {
+  ModelLayout l;
+  // Ring at the model's own defaults (its GELU form) and the table's exporter forms (f16 cache).
+  const auto& d = model::design_space();
+  const model::Variant ring = d.preset("ring", d.defaults_for(model::AxisScope(m), model::Variant{}.set(p)));
+  for (model::LayerType t : {model::LayerType::kSliding, model::LayerType::kFull})
+    if (m.count(t) > 0) l.layers[t] = ring;
+  l.layers_per_part = 1;
+  l.head_precision = o.head_precision;
+  l.kv_update = KvUpdate::kInPlace;
+  l.scope = o.scope;
+  return l;
+}
+
+namespace {
+
+std::string parts_text(const ModelLayout& l, const ModelStep& s) {
+  const int per = l.layers_per_part;
+  std::string t = std::to_string(s.parts.size()) + (s.parts.size() == 1 ? " binary (" : " binaries (") +
+                  (per <= 0 ? std::string("all layers") : std::to_string(per) + (per == 1 ? " layer" : " layers")) + " a part";
+  t += l.embed_in_first ? ", embed in the first" : ", embed apart";
+  t += l.head_in_last ? ", head in the last)" : ", head apart)";
+  return t;
+}
+
+// The fastest partition of `base`'s layer layouts within the limits; counts what it priced.
+struct Best {
+  ModelLayout layout;
+  ModelStep step;
+  bool found = false;
+};
+Best best_partition(Evaluator& ev, const model::ModelSpec& m, int ctx, const ModelLayout& base, const ProposalOptions& o,
+                    const costmodel::RuntimeSpec& rt, Proposal& out) {
+  const MemberCosts members = price_members(ev, m, ctx, base);
+  Best best;
+  std::vector<int> counts;
+  if (o.layers_per_part) counts = {*o.layers_per_part};
+  else
+    for (int n = 1; n <= m.num_layers(); ++n) counts.push_back(n);
+  for (int n : counts)
+    for (bool embed_in : {false, true})
+      for (bool head_in : {false, true}) {
+        ModelLayout l = base;
+        l.layers_per_part = n;
+        l.embed_in_first = embed_in;
+        l.head_in_last = head_in;
+        ++out.partitions_priced;
+        try {
+          ModelStep s = price_partition(members, m, l, rt, ev.predictor().device());
+          // Ties within a microsecond keep the earlier (fewer layers a part, parts apart).
+          if (!best.found || s.ms < best.step.ms - 1e-3) best = {l, std::move(s), true};
+        } catch (const Error& e) {
+          ++out.partitions_refused;
+          if (out.refused_example.empty()) out.refused_example = e.what();
+          if (o.layers_per_part) throw;  // the question's own partition: its refusal is the answer
+        }
+      }
+  if (!best.found) throw Error("no partition of " + m.name + " stays within " + ev.predictor().device() + "'s limits: " + out.refused_example);
+  return best;
+}
+
+}  // namespace
+
+Proposal propose(Evaluator& ev, const model::ModelSpec& m, int ctx, model::Precision p, const ProposalOptions& o,
+                 const costmodel::RuntimeSpec& rt) {
+  Proposal out;
+  out.ctx = ctx;
+  // 1. The layer layouts: select's choice per layer type (and the known-good one when untested
+  // forms may win).
+  ModelLayout chosen = team_default(m, p, o), known = chosen;
+  for (model::LayerType t : {model::LayerType::kSliding, model::LayerType::kFull}) {
+    if (m.count(t) == 0) continue;
+    const model::LayerSpec L = m.layer(t, ctx);
+    SelectionPolicy policy = o.policy;
+    policy.incumbent = chosen.layers[t];  // a change from what the team ships must earn its place
+    out.choices.push_back(select_layer(ev, L, p, policy));
+    chosen.layers[t] = out.choices.back().chosen.eval.variant;
+    known.layers[t] = chosen.layers[t];
+    if (out.choices.back().chose_untested) {
+      SelectionPolicy strict = policy;
+      strict.allow_untested = false;
+      known.layers[t] = select_layer(ev, L, p, strict).chosen.eval.variant;
+      out.known_good_differs = true;
+    }
+  }
+  chosen.kv_update = known.kv_update = o.kv_update;
+  // 2. The partition of each, and the baseline as the team ships it.
+  Best b = best_partition(ev, m, ctx, chosen, o, rt, out);
+  out.layout = b.layout;
+  out.step = std::move(b.step);
+  if (out.known_good_differs) {
+    Best k = best_partition(ev, m, ctx, known, o, rt, out);
+    out.known_good_layout = k.layout;
+    out.known_good = std::move(k.step);
+  } else {
+    out.known_good_layout = out.layout;
+    out.known_good = out.step;
+  }
+  out.baseline_layout = team_default(m, p, o);
+  out.baseline = price_model(ev, m, ctx, out.baseline_layout, rt);
+  // 3. The gain, one axis at a time from the baseline: each layer type's layout, then the parts.
+  const model::AxisScope scope(m);
+  ModelLayout at = out.baseline_layout;
+  double before = out.baseline.ms;
+  for (model::LayerType t : {model::LayerType::kSliding, model::LayerType::kFull}) {
+    if (m.count(t) == 0 || at.layers[t] == out.layout.layers[t]) continue;
+    const std::string from = model::design_space().display_name(at.layers[t], &scope);
+    at.layers[t] = out.layout.layers[t];
+    const double now = price_model(ev, m, ctx, at, rt).ms;
+    out.gains.push_back({std::string(model::to_string(t)) + " layout", from,
+                         model::design_space().display_name(at.layers[t], &scope), now - before});
+    before = now;
+  }
+  if (at.layers_per_part != out.layout.layers_per_part || at.embed_in_first != out.layout.embed_in_first ||
+      at.head_in_last != out.layout.head_in_last) {
+    out.gains.push_back({"parts", parts_text(at, out.baseline), parts_text(out.layout, out.step), out.step.ms - before});
+  }
+  return out;
+}
+
+}  // namespace layoutx::explorer

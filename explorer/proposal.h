@@ -1,0 +1,55 @@
+// layoutx propose: the whole-model layout a team could ship (issue 35), searched over the layer
+// layouts (select's choice per layer type, under the fidelity floor and the converter's
+// legality) and the model-level axes (layers per context binary, where the embedding gather and
+// the LM head run), under the device's limits; beside the team's shipped default and, when
+// untested forms may win, beside the best layout made only of forms known to compile.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "explorer/model_layout.h"
+#include "explorer/selection.h"
+
+namespace layoutx::explorer {
+
+struct ProposalOptions {
+  SelectionPolicy policy;               // each layer type's selection (fidelity floor, legality)
+  std::optional<int> layers_per_part;   // fixed; else every count from 1 to all is tried
+  model::Precision head_precision = model::Precision::kW4A16;  // the LM head's, in every layout
+  KvUpdate kv_update = KvUpdate::kInPlace;
+  StepScope scope = StepScope::kRunner;
+};
+
+// What one axis changes, taken from the baseline to the proposal one axis at a time in the
+// order listed (each delta is measured with the axes before it already changed; they sum to
+// proposal - baseline).
+struct AxisGain {
+  std::string axis;      // "sliding layout", "full layout", "parts"
+  std::string from, to;
+  double delta_ms = 0;   // change in ms per token (negative: faster)
+};
+
+struct Proposal {
+  int ctx = 0;
+  ModelLayout layout, baseline_layout, known_good_layout;
+  ModelStep step, baseline, known_good;
+  bool known_good_differs = false;  // untested forms won (policy.allow_untested)
+  std::vector<AxisGain> gains;
+  std::vector<Choice> choices;      // the layer selections behind `layout`
+  int partitions_priced = 0;        // partitions the search priced
+  int partitions_refused = 0;       // ... of which broke a device limit
+  std::string refused_example;      // the first refusal's message
+};
+
+// The team's shipped default at `p`: ring sliding layers, key-join full ones (both return the new
+// entry), the default exporter forms (f16 cache), one layer per graph, the embedding and the head
+// in graphs of their own, the KV written in place.
+ModelLayout team_default(const model::ModelSpec& m, model::Precision p, const ProposalOptions& o);
+
+// Throws Error when no partition stays within the device's limits (the message of the last
+// refusal), or when `o.layers_per_part` breaks one.
+Proposal propose(Evaluator& ev, const model::ModelSpec& m, int ctx, model::Precision p, const ProposalOptions& o,
+                 const costmodel::RuntimeSpec& runtime);
+
+}  // namespace layoutx::explorer
