@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <map>
 
 #include "explorer/whole_step.h"
@@ -132,7 +133,8 @@ ModelStep price_partition(const MemberCosts& c, const model::ModelSpec& m, const
   }
   for (PartCost& p : s.parts) {
     const double saved = (p.graphs_merged - 1) * s.execute_ms;
-    p.ms -= saved, p.low_ms -= saved, p.high_ms -= saved;
+    p.ms -= saved, p.high_ms -= saved;
+    p.low_ms = std::max(0.0, p.low_ms - saved);  // a wide lower bound ends at no time, not below
     p.pays_wakeup = rt.present && p.ms * 1e3 > rt.rpc_polling_us;
     s.graphs_ms += p.ms, s.graphs_low_ms += p.low_ms, s.graphs_high_ms += p.high_ms, s.floor_ms += p.floor_ms;
   }
@@ -179,7 +181,7 @@ ModelStep price_partition(const MemberCosts& c, const model::ModelSpec& m, const
   s.high_ms = s.graphs_high_ms + s.host_high_ms;
   s.tokens_per_s = s.ms > 0 ? 1e3 / s.ms : 0;
   s.tokens_low = s.high_ms > 0 ? 1e3 / s.high_ms : 0;
-  s.tokens_high = s.low_ms > 0 ? 1e3 / s.low_ms : 0;
+  s.tokens_high = s.low_ms > 0 ? 1e3 / s.low_ms : std::numeric_limits<double>::infinity();  // unbounded
   s.efficiency = s.ms > 0 ? s.floor_ms / s.ms : 0;
   return s;
 }

@@ -61,7 +61,7 @@ struct ModelStep {
   double host_calls_ms = 0, kv_update_ms = 0, sampling_ms = 0, wakeup_ms = 0;
   double host_ms = 0, host_low_ms = 0, host_high_ms = 0;
   double ms = 0, low_ms = 0, high_ms = 0;  // per token; bounds summed (errors fully correlated)
-  double tokens_per_s = 0, tokens_low = 0, tokens_high = 0;  // 1000 / ms, 1000 / high_ms, 1000 / low_ms
+  double tokens_per_s = 0, tokens_low = 0, tokens_high = 0;  // 1000 / ms, 1000 / high_ms, 1000 / low_ms (inf at 0)
   double floor_ms = 0;       // every part's floor
   double efficiency = 0;     // floor_ms / ms
   std::vector<std::string> notes;  // what the figure leaves out (e.g. no runtime terms)

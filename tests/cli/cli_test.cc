@@ -70,6 +70,30 @@ TEST(Cli, W4a16ChoosesKnownGoodLayoutsAndListsTheContestedScoreJoin) {
   EXPECT_TRUE(has(a.out, "question's full choice score-join is untested: compiles contested")) << a.out;
 }
 
+// propose (issue 35): the proposal and the team's default with the contract's fields, the parts
+// covering every layer once; a partition over a device limit is refused naming the limit's key.
+TEST(Cli, ProposeComparesTheProposalWithTheTeamsDefaultAndRefusesWhatCannotBeBuilt) {
+  Result r = layoutx("propose --precision w4a16 --ctx 4096 --no-fidelity --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  expect_fields(r.out, {"proposal", "baseline", "known_good", "ms_per_token", "tokens_per_s", "tokens_per_s_interval",
+                        "floor_ms", "parts", "layers", "weight_bytes", "gain_by_axis", "speedup_vs_baseline"});
+  // The baseline: one layer a graph (28), the embedding and the head apart.
+  const size_t base = r.out.find("\"baseline\": {");
+  ASSERT_NE(base, std::string::npos);
+  EXPECT_TRUE(has(r.out.substr(base, r.out.find("\"known_good\": {") - base), "\"layers_per_part\": 1,")) << r.out;
+  Result t = layoutx("propose --precision w4a16 --ctx 4096 --no-fidelity");
+  ASSERT_EQ(t.status, 0) << t.out;
+  EXPECT_TRUE(has(t.out, "\nproposal ")) << t.out;
+  EXPECT_TRUE(has(t.out, "\nteam default ")) << t.out;
+  EXPECT_TRUE(has(t.out, "the proposal's parts")) << t.out;
+  // Qwen2.5-7B at fp16 in one part: 13 GB of weights against a 2 GB file.
+  Result big = layoutx(std::string("propose --model ") + LAYOUTX_TEST_DIR +
+                       "/fixtures/hf/qwen2.5-7b.json --precision fp16 --ctx 4096 --no-fidelity --layers-per-part 28");
+  EXPECT_EQ(big.status, 2) << big.out;
+  EXPECT_TRUE(has(big.out, "part 'layers 0-27' holds")) << big.out;
+  EXPECT_TRUE(has(big.out, "galaxy-s25 runtime.max_binary_gb")) << big.out;
+}
+
 TEST(Cli, NextRanksMeasurementsAndWritesTheirBundlesWhole) {
   layoutx::test::TempDir tmp("next");
   const std::string dir = tmp / "plan";

@@ -55,6 +55,7 @@ class Verbs(unittest.TestCase):
             ("select", dict(precision="w4a16", ctx=[1024, 4096], no_fidelity=True)),
             ("step", dict(layout="sliding=ring,full=ring", ctx=4096, precision="fp16")),
             ("whatif", dict(no_fidelity=True, set=["sliding.returns=window"])),
+            ("propose", dict(precision="w4a16", ctx=4096, no_fidelity=True)),
             ("calibrate", dict(no_save=True)),
             ("parity", dict(model=SMALL, ctx=32, a="ring", b="reference", steps=9)),
             ("report", dict(db=db)),
