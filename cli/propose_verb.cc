@@ -4,13 +4,17 @@
 
 #include "cli/choice_output.h"
 #include "cli/fidelity_options.h"
+#include "cli/flag_checks.h"
+#include "cli/output_flags.h"
 #include "cli/json_flag.h"
 #include "cli/question_flags.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
+#include "explorer/layout_file.h"
 #include "explorer/proposal.h"
 #include "model/design_space.h"
 #include "support/error.h"
+#include "support/output_target.h"
 
 namespace layoutx::cli {
 
@@ -22,6 +26,7 @@ struct ProposeArgs {
   int layers_per_part = -1;  // -1: searched
   std::string kv_update = "in_place";
   std::string scope = "runner";
+  std::string out;  // --out: the whole-model layout file
   bool json = false;
 };
 
@@ -103,6 +108,7 @@ void print_json(const ProposeArgs& a, const explorer::Proposal& r, const model::
   w.field("partitions_priced", r.partitions_priced);
   w.field("partitions_refused", r.partitions_refused);
   if (!r.refused_example.empty()) w.field("refused_example", r.refused_example);
+  if (!a.out.empty()) w.field("layout_file", a.out);
   w.end_object();
 }
 
@@ -148,6 +154,7 @@ void print_text(const ProposeArgs& a, const explorer::Proposal& r, const model::
   if (!r.refused_example.empty()) std::cout << " (e.g. " << r.refused_example << ")";
   std::cout << "\n";
   for (const auto& n : s.notes) std::cout << "note: " << n << "\n";
+  if (!a.out.empty()) std::cout << "wrote " << a.out << " (the whole-model layout file: `layoutx step --layout-file` prices it back)\n";
   std::cout << "not priced: what a part boundary costs beyond its call (the hidden state's conversion at merged "
                "boundaries and any spill across layers are kept as in one-layer graphs); the LM head's fidelity\n";
 }
@@ -164,6 +171,8 @@ void add_propose_verb(CLI::App& app) {
       ->check(CLI::Range(1, 4096));
   sub->add_option("--kv-update", args->kv_update, "the host's KV update for new-entry layers: in_place or shift")
       ->check(CLI::IsMember({"in_place", "shift"}));
+  sub->add_option("--out", args->out, "write the whole-model layout file (the layout file with its model_layout block) here")
+      ->check(output_file());
   sub->add_option("--scope", args->scope, "what a step's time includes: runner (end to end) or graphs (execution only)")
       ->check(CLI::IsMember({"runner", "graphs"}));
   sub->callback([args, sub] {
@@ -172,6 +181,7 @@ void add_propose_verb(CLI::App& app) {
     model::ModelSpec m = q.load_model();
     const model::Precision p = q.layers_precision();
     q.check_contexts(m);
+    if (!args->out.empty()) check_file_target(args->out, "--out");  // before any work
     auto predictor = args->question.predictor.load();
     auto fidelity = args->fidelity.load();
     explorer::Evaluator ev(*predictor, fidelity.get());
@@ -182,6 +192,11 @@ void add_propose_verb(CLI::App& app) {
     o.kv_update = explorer::parse_kv_update(args->kv_update, "--kv-update");
     o.scope = explorer::parse_step_scope(args->scope, "--scope");
     const explorer::Proposal r = explorer::propose(ev, m, q.ctx, p, o, args->question.predictor.spec.runtime);
+    if (!args->out.empty()) {
+      explorer::LayoutFile f = explorer::make_layout_file(ev, m, q.ctx, r.layout.layers, o.policy.allow_untested);
+      f.whole_model = explorer::model_record(r.layout, r.step);
+      explorer::write_layout_file(f, args->out);
+    }
     if (args->json) print_json(*args, r, m, p, *predictor);
     else print_text(*args, r, m, p, *predictor);
   });

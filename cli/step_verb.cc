@@ -13,6 +13,8 @@
 #include "cli/output_flags.h"
 #include "cli/json_flag.h"
 #include "cli/verbs.h"
+#include "explorer/layout_file.h"
+#include "explorer/model_layout.h"
 #include "model/design_space.h"
 #include "model/limits.h"
 #include "model/model_loader.h"
@@ -29,6 +31,7 @@ struct StepArgs {
   std::vector<std::string> sets;
   std::string sweep_ctx;
   std::string plot;
+  std::string layout_file;  // --layout-file: a whole-model layout file (propose --out)
   bool json = false;
 };
 
@@ -142,6 +145,54 @@ void sweep_contexts(const StepArgs& args, explorer::Evaluator& ev, const model::
   if (!args.plot.empty()) std::cout << "wrote " << args.plot << "\n";
 }
 
+// A whole-model layout file (propose --out): its layer layouts, parts and host terms priced
+// at its own context and precision.
+void whole_model(StepArgs& args) {
+  const QuestionFlags& q = args.question;
+  const explorer::LayoutFile f = explorer::read_layout_file(args.layout_file);
+  const model::ModelSpec m = q.load_model();
+  const explorer::ModelLayout l = explorer::model_layout_of(f, m, args.layout_file);
+  for (const auto& [type, v] : l.layers) model::design_space().require_priced(v, std::string("step: ") + model::to_string(type));
+  auto predictor = args.question.predictor.load();
+  explorer::Evaluator ev(*predictor);
+  const explorer::ModelStep s = explorer::price_model(ev, m, f.context, l, args.question.predictor.spec.runtime);
+  if (args.json) {
+    JsonWriter w(std::cout);
+    w.begin_object();
+    write_json_head(w, args, m, f.precision, *predictor);
+    w.field("ctx", f.context);
+    w.field("layout_file", args.layout_file);
+    write_json_layouts(w, l.layers, m);
+    w.key("whole_step").begin_object();
+    w.field("ms_per_token", s.ms);
+    w.key("interval_ms").value(std::vector<double>{s.low_ms, s.high_ms});
+    w.field("tokens_per_s", s.tokens_per_s);
+    w.key("tokens_per_s_interval").value(std::vector<double>{s.tokens_low, s.tokens_high});
+    w.field("floor_ms", s.floor_ms);
+    w.field("graphs_ms", s.graphs_ms);
+    w.field("host_ms", s.host_ms);
+    w.field("parts", static_cast<int64_t>(s.parts.size()));
+    w.field("scope", explorer::to_string(l.scope));
+    w.field("head_precision", model::to_string(l.head_precision));
+    w.field("written_ms_per_token", f.whole_model->ms_per_token);
+    w.end_object();
+    w.end_object();
+    return;
+  }
+  std::cout << m.name << " at " << model::to_string(f.precision) << ", ctx " << f.context << " on " << predictor->device()
+            << " (calibration " << predictor->calibration_id() << ", " << args.question.predictor.source << "): "
+            << args.layout_file << "\n\n";
+  Table t({"part", "layers", "weights MB", "ms"});
+  for (const auto& p : s.parts) t.add({p.name, std::to_string(p.layers.size()), fmt(p.weight_bytes / 1e6, 1), fmt(p.ms)});
+  t.print(std::cout);
+  std::cout << "whole step " << fmt(s.ms) << " ms/token [" << fmt(s.low_ms) << ", " << fmt(s.high_ms) << "] = "
+            << fmt(s.tokens_per_s, 1) << " tokens/s [" << fmt(s.tokens_low, 1) << ", " << fmt(s.tokens_high, 1) << "]   ("
+            << (l.scope == explorer::StepScope::kRunner ? "the runner end to end" : "graph execution only") << "; graphs "
+            << fmt(s.graphs_ms) << " ms, host " << fmt(s.host_ms) << " ms; the file said " << fmt(f.whole_model->ms_per_token)
+            << " ms)\n";
+  for (const auto& n : s.notes) std::cout << "note: " << n << "\n";
+}
+
 }  // namespace
 
 void add_step_verb(CLI::App& app) {
@@ -153,8 +204,14 @@ void add_step_verb(CLI::App& app) {
   sub->add_option("--set", args->sets, "change one axis of one layer type: TYPE.axis=value (repeatable)");
   sub->add_option("--sweep-ctx", args->sweep_ctx, "sweep contexts LO:HI and find the crossover with all-full");
   sub->add_option("--plot", args->plot, "with --sweep-ctx: draw the sweep to this PNG (gnuplot)")->check(output_file());
+  auto* file = sub->add_option("--layout-file", args->layout_file,
+                               "price a whole-model layout file (propose --out) at its context and precision: parts, host, tokens/s")
+                   ->check(CLI::ExistingFile);
+  for (const char* other : {"--layout", "--set", "--sweep-ctx", "--plot", "--ctx", "--precision", "--head-precision"})
+    file->excludes(sub->get_option(other));
   sub->callback([args, sub] {
     args->json = json_requested(*sub);  // the one --json (cli/json_flag.h)
+    if (!args->layout_file.empty()) return whole_model(*args);
     // 0. Flags that only make sense together, and the output target, before any work.
     if (!args->plot.empty() && args->sweep_ctx.empty())
       throw Error("--plot: draws the context sweep, so it needs --sweep-ctx LO:HI");

@@ -107,7 +107,31 @@ std::string layout_file_yaml(const LayoutFile& f) {
     emit_entry(y, f.layers[i], true, f.activation);
     y << YAML::EndMap;
   }
-  y << YAML::EndSeq << YAML::EndMap;
+  y << YAML::EndSeq;
+  if (f.whole_model) {
+    const WholeModelRecord& w = *f.whole_model;
+    y << YAML::Key << "model_layout" << YAML::Value << YAML::BeginMap;
+    y << YAML::Key << "layers_per_part" << YAML::Value << w.layers_per_part;
+    y << YAML::Key << "embed_in_first_part" << YAML::Value << w.embed_in_first;
+    y << YAML::Key << "head_in_last_part" << YAML::Value << w.head_in_last;
+    y << YAML::Key << "head_precision" << YAML::Value << model::to_string(w.head_precision);
+    y << YAML::Key << "kv_update" << YAML::Value << to_string(w.kv_update);
+    y << YAML::Key << "scope" << YAML::Value << to_string(w.scope);
+    y << YAML::Key << "ms_per_token" << YAML::Value << round6(w.ms_per_token);
+    y << YAML::Key << "tokens_per_s" << YAML::Value << round6(w.tokens_per_s);
+    y << YAML::Key << "parts" << YAML::Value << YAML::BeginSeq;
+    for (const auto& p : w.parts) {
+      y << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << p.name;
+      y << YAML::Key << "layers" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+      for (int i : p.layers) y << i;
+      y << YAML::EndSeq;
+      y << YAML::Key << "embed" << YAML::Value << p.embed << YAML::Key << "head" << YAML::Value << p.head;
+      y << YAML::Key << "weight_bytes" << YAML::Value << static_cast<long long>(p.weight_bytes);
+      y << YAML::Key << "predicted_ms" << YAML::Value << round6(p.predicted_ms) << YAML::EndMap;
+    }
+    y << YAML::EndSeq << YAML::EndMap;
+  }
+  y << YAML::EndMap;
   return std::string("# layoutx layout file: the layout of every decode-step layer, for the exporter.\n"
                      "# Schema: README.md, \"The layout file\". Times are predicted ms per layer per token.\n") +
          y.c_str() + "\n";

@@ -2,10 +2,12 @@
 // (schema documented in the README, "The layout file"). Plain YAML so a script can read it
 // without layoutx.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "explorer/composition.h"
+#include "explorer/model_layout_axes.h"
 #include "explorer/selection.h"
 
 namespace layoutx::explorer {
@@ -23,6 +25,25 @@ struct LayoutEntry {
   std::string compiles = "yes";
 };
 
+// The whole-model layout (layoutx propose --out, issue 35): the model-level axes and the parts
+// they make, for the exporter; absent from a per-type file (select --out). `step --layout-file`
+// prices it back from the axes (the parts are written for the exporter and checked against them).
+struct WholeModelRecord {
+  int layers_per_part = 1;  // decoder layers per context binary (the last part may hold fewer)
+  bool embed_in_first = false, head_in_last = false;
+  model::Precision head_precision = model::Precision::kW4A16;
+  KvUpdate kv_update = KvUpdate::kInPlace;
+  StepScope scope = StepScope::kRunner;
+  struct Part {
+    std::string name;
+    std::vector<int> layers;  // decoder layer indices, ascending
+    bool embed = false, head = false;
+    double weight_bytes = 0, predicted_ms = 0;
+  };
+  std::vector<Part> parts;
+  double ms_per_token = 0, tokens_per_s = 0;  // as predicted when written
+};
+
 struct LayoutFile {
   std::string model;
   std::string device;
@@ -38,6 +59,7 @@ struct LayoutFile {
   bool allow_untested = false;
   // The model's activation: which axes apply to it (a SiLU model's entries spell no gelu axis).
   model::Activation activation = model::Activation::kGelu;
+  std::optional<WholeModelRecord> whole_model;  // `model_layout:`, written by propose --out
 };
 
 // Builds the file's content from a model, its per-type choices and the context.

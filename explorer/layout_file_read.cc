@@ -80,6 +80,68 @@ LayoutEntry read_entry(MapReader& r, ErrorList& errors, model::Precision p, bool
   return e;
 }
 
+// `model_layout:`: the model-level axes and the parts; each layer index in exactly one part, in
+// order from 0 to the file's last layer.
+WholeModelRecord read_whole_model(const std::string& path, const YAML::Node& node, size_t layers, ErrorList& errors) {
+  WholeModelRecord w;
+  MapReader r(path, node, "model_layout", errors);
+  if (!r.ok()) return w;
+  if (auto n = r.integer("layers_per_part", true, 1, model::limits::kMaxLayers)) w.layers_per_part = static_cast<int>(*n);
+  w.embed_in_first = r.boolean("embed_in_first_part", true).value_or(false);
+  w.head_in_last = r.boolean("head_in_last_part", true).value_or(false);
+  if (auto p = r.string("head_precision", true)) {
+    try {
+      w.head_precision = model::parse_precision(*p);
+    } catch (const Error& e) {
+      r.error("head_precision", e.what());
+    }
+  }
+  if (auto s = r.string("kv_update", true)) {
+    if (*s == "in_place" || *s == "shift") w.kv_update = parse_kv_update(*s, "kv_update");
+    else r.error("kv_update", "expected in_place or shift, got '" + *s + "'");
+  }
+  if (auto s = r.string("scope", true)) {
+    if (*s == "runner" || *s == "graphs") w.scope = parse_step_scope(*s, "scope");
+    else r.error("scope", "expected runner or graphs, got '" + *s + "'");
+  }
+  if (auto v = r.number("ms_per_token", false, 0.0)) w.ms_per_token = *v;
+  if (auto v = r.number("tokens_per_s", false, 0.0)) w.tokens_per_s = *v;
+  YAML::Node parts = r.child("parts", true);
+  int next = 0;
+  if (parts.IsDefined() && !parts.IsNull() && !parts.IsSequence()) r.error("parts", "must be a list of parts");
+  for (size_t i = 0; parts.IsSequence() && i < parts.size(); ++i) {
+    MapReader pr(path, parts[i], "model_layout.parts[" + std::to_string(i) + "]", errors);
+    if (!pr.ok()) continue;
+    WholeModelRecord::Part p;
+    p.name = pr.string("name", true).value_or("");
+    p.embed = pr.boolean("embed", true).value_or(false);
+    p.head = pr.boolean("head", true).value_or(false);
+    if (auto b = pr.number("weight_bytes", true, 0.0)) p.weight_bytes = *b;
+    if (auto ms = pr.number("predicted_ms", true, 0.0)) p.predicted_ms = *ms;
+    YAML::Node ls = pr.child("layers", true);
+    if (ls.IsSequence()) {
+      for (size_t k = 0; k < ls.size(); ++k) {
+        int index = -1;
+        if (!ls[k].IsScalar() || !YAML::convert<int>::decode(ls[k], index) || index != next) {
+          pr.error("layers", "must continue the layers in order: expected " + std::to_string(next) + " at position " +
+                                 std::to_string(k));
+          break;
+        }
+        p.layers.push_back(index);
+        ++next;
+      }
+    } else if (ls.IsDefined() && !ls.IsNull()) {
+      pr.error("layers", "must be a list of layer indices");
+    }
+    pr.finish();
+    w.parts.push_back(std::move(p));
+  }
+  if (parts.IsSequence() && static_cast<size_t>(next) != layers)
+    r.error("parts", "hold layers 0-" + std::to_string(next - 1) + ", but the file has " + std::to_string(layers) + " layers");
+  r.finish();
+  return w;
+}
+
 }  // namespace
 
 LayoutFile read_layout_file(const std::string& path) { return read_layout_file_text(read_text_file(path), path); }
@@ -126,6 +188,8 @@ LayoutFile read_layout_file_text(const std::string& text, const std::string& pat
       f.layers.push_back(read_entry(lr, errors, f.precision, true, model::LayerType::kSliding));
     }
   }
+  YAML::Node whole = r.child("model_layout", false);
+  if (whole.IsDefined() && !whole.IsNull()) f.whole_model = read_whole_model(path, whole, f.layers.size(), errors);
   r.finish();
   errors.throw_if_any();
   return f;

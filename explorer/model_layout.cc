@@ -13,19 +13,6 @@
 
 namespace layoutx::explorer {
 
-const char* to_string(KvUpdate u) { return u == KvUpdate::kInPlace ? "in_place" : "shift"; }
-KvUpdate parse_kv_update(const std::string& s, const std::string& what) {
-  if (s == "in_place") return KvUpdate::kInPlace;
-  if (s == "shift") return KvUpdate::kShift;
-  throw Error(what + ": expected in_place or shift, got '" + s + "'");
-}
-const char* to_string(StepScope s) { return s == StepScope::kGraphs ? "graphs" : "runner"; }
-StepScope parse_step_scope(const std::string& s, const std::string& what) {
-  if (s == "graphs") return StepScope::kGraphs;
-  if (s == "runner") return StepScope::kRunner;
-  throw Error(what + ": expected graphs or runner, got '" + s + "'");
-}
-
 std::vector<std::vector<int>> layer_groups(const model::ModelSpec& m, int layers_per_part) {
   const int n = m.num_layers(), per = layers_per_part <= 0 ? n : std::min(layers_per_part, n);
   std::vector<std::vector<int>> groups;
@@ -189,6 +176,50 @@ ModelStep price_partition(const MemberCosts& c, const model::ModelSpec& m, const
 ModelStep price_model(Evaluator& ev, const model::ModelSpec& m, int ctx, const ModelLayout& layout,
                       const costmodel::RuntimeSpec& runtime) {
   return price_partition(price_members(ev, m, ctx, layout), m, layout, runtime, ev.predictor().device());
+}
+
+WholeModelRecord model_record(const ModelLayout& l, const ModelStep& s) {
+  WholeModelRecord w;
+  w.layers_per_part = l.layers_per_part;
+  w.embed_in_first = l.embed_in_first;
+  w.head_in_last = l.head_in_last;
+  w.head_precision = l.head_precision;
+  w.kv_update = l.kv_update;
+  w.scope = l.scope;
+  w.ms_per_token = s.ms;
+  w.tokens_per_s = s.tokens_per_s;
+  for (const PartCost& p : s.parts) w.parts.push_back({p.name, p.layers, p.embed, p.head, p.weight_bytes, p.ms});
+  return w;
+}
+
+ModelLayout model_layout_of(const LayoutFile& f, const model::ModelSpec& m, const std::string& path) {
+  if (!f.whole_model)
+    throw Error(path + ": no model_layout block (a per-type layout file, as select writes; propose --out writes a whole-model one)");
+  if (f.model != m.name) throw Error(path + ": model: the file is for '" + f.model + "', not '" + m.name + "'");
+  if (static_cast<int>(f.layers.size()) != m.num_layers())
+    throw Error(path + ": layers: " + std::to_string(f.layers.size()) + " entries, but " + m.name + " has " +
+                std::to_string(m.num_layers()) + " layers");
+  const WholeModelRecord& w = *f.whole_model;
+  ModelLayout l;
+  for (const auto& [t, e] : f.defaults) l.layers[t] = e.variant;
+  for (size_t i = 0; i < f.layers.size(); ++i)
+    if (f.layers[i].type != m.layer_types[i] || !(f.layers[i].variant == l.layers[f.layers[i].type]))
+      throw Error(path + ": layers[" + std::to_string(i) + "]: not its type's default (" + m.name + "'s layer " +
+                  std::to_string(i) + " is " + model::to_string(m.layer_types[i]) + "); a whole-model layout has one layout a type");
+  l.layers_per_part = w.layers_per_part;
+  l.embed_in_first = w.embed_in_first;
+  l.head_in_last = w.head_in_last;
+  l.head_precision = w.head_precision;
+  l.kv_update = w.kv_update;
+  l.scope = w.scope;
+  // The parts written must be the partition the axes make (an exporter builds what it reads).
+  std::vector<std::vector<int>> written;
+  for (const auto& p : w.parts)
+    if (!p.layers.empty()) written.push_back(p.layers);
+  if (written != layer_groups(m, w.layers_per_part))
+    throw Error(path + ": model_layout.parts: not the " + std::to_string(w.layers_per_part) +
+                " layers a part that layers_per_part says");
+  return l;
 }
 
 }  // namespace layoutx::explorer

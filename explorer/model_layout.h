@@ -12,23 +12,11 @@
 #include "costmodel/runtime_spec.h"
 #include "explorer/composition.h"
 #include "explorer/evaluator.h"
+#include "explorer/layout_file.h"
+#include "explorer/model_layout_axes.h"
 #include "model/model_spec.h"
 
 namespace layoutx::explorer {
-
-// What the host does with a new_entry layer's K/V each token: writes it into its slot (a ring
-// slot, or the append position: in place) or shifts the window one slot with a memmove first
-// (GenieX's sliding windows). A window-returning layer (returns=window) hands back its whole
-// window, which the host copies into the next step's input either way.
-enum class KvUpdate { kInPlace, kShift };
-const char* to_string(KvUpdate u);  // "in_place" / "shift"
-KvUpdate parse_kv_update(const std::string& s, const std::string& what);  // Error naming `what`
-
-// What a step's time includes: graph execution only (AI Hub's and per-part profiles), or the
-// runner end to end (host calls, the KV update, sampling), as tokens/s figures of a runner are.
-enum class StepScope { kGraphs, kRunner };
-const char* to_string(StepScope s);  // "graphs" / "runner"
-StepScope parse_step_scope(const std::string& s, const std::string& what);
 
 struct ModelLayout {
   Assignment layers;            // each layer type's variant (all at one precision)
@@ -96,5 +84,12 @@ ModelStep price_model(Evaluator& ev, const model::ModelSpec& m, int ctx, const M
 
 // The partition of `layout` for `m` as decoder-layer index ranges, one per part holding layers.
 std::vector<std::vector<int>> layer_groups(const model::ModelSpec& m, int layers_per_part);
+
+// The layout file's record of `layout` as priced in `step` (propose --out).
+WholeModelRecord model_record(const ModelLayout& layout, const ModelStep& step);
+// The whole-model layout a layout file describes for `m` (step --layout-file): the per-type
+// defaults and its model_layout block. Throws Error naming the file when it has no model_layout
+// block, names another model or layer count, or its parts are not the partition its axes make.
+ModelLayout model_layout_of(const LayoutFile& f, const model::ModelSpec& m, const std::string& path);
 
 }  // namespace layoutx::explorer

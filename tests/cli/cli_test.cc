@@ -86,6 +86,26 @@ TEST(Cli, ProposeComparesTheProposalWithTheTeamsDefaultAndRefusesWhatCannotBeBui
   EXPECT_TRUE(has(t.out, "\nproposal ")) << t.out;
   EXPECT_TRUE(has(t.out, "\nteam default ")) << t.out;
   EXPECT_TRUE(has(t.out, "the proposal's parts")) << t.out;
+  // propose --out writes the whole-model layout file; step --layout-file prices it back.
+  layoutx::test::TempDir tmp("propose");
+  const std::string file = tmp / "whole.yaml";
+  Result out = layoutx("propose --precision w4a16 --ctx 4096 --no-fidelity --json --out " + file);
+  ASSERT_EQ(out.status, 0) << out.out;
+  auto number_after = [](const std::string& json, const std::string& key, size_t from = 0) {
+    const size_t at = json.find("\"" + key + "\": ", from);
+    return at == std::string::npos ? -1.0 : std::stod(json.substr(at + key.size() + 4));
+  };
+  Result back = layoutx("step --layout-file " + file + " --json");
+  ASSERT_EQ(back.status, 0) << back.out;
+  EXPECT_NEAR(number_after(back.out, "tokens_per_s", back.out.find("\"whole_step\"")),
+              number_after(out.out, "tokens_per_s", out.out.find("\"proposal\"")), 1e-6)
+      << back.out;
+  EXPECT_TRUE(has(back.out, "\"tokens_per_s_interval\"")) << back.out;
+  Result both = layoutx("step --layout-file " + file + " --layout sliding=roll");
+  EXPECT_EQ(both.status, 2) << both.out;
+  Result per_type = layoutx("step --layout-file " + std::string(LAYOUTX_CONFIG_DIR) + "/layouts/spark-x2.5-1.7b-w4a16-ctx4096.yaml");
+  EXPECT_EQ(per_type.status, 2) << per_type.out;
+  EXPECT_TRUE(has(per_type.out, "no model_layout block")) << per_type.out;
   // Qwen2.5-7B at fp16 in one part: 13 GB of weights against a 2 GB file.
   Result big = layoutx(std::string("propose --model ") + LAYOUTX_TEST_DIR +
                        "/fixtures/hf/qwen2.5-7b.json --precision fp16 --ctx 4096 --no-fidelity --layers-per-part 28");

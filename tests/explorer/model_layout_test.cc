@@ -5,6 +5,7 @@
 
 #include <numeric>
 
+#include "explorer/layout_file.h"
 #include "explorer/model_layout.h"
 #include "explorer/proposal.h"
 #include "explorer/whole_step.h"
@@ -168,6 +169,47 @@ TEST_F(ModelLayoutTest, ProposalGainsAddUp) {
                          l.layers_per_part = 1;
                          return l;
                        }(), runtime()).ms);
+}
+
+// propose --out's file: the layout file with a model_layout block, read back to the same layout
+// and price; a file whose parts are not its axes' partition, or with no block, is refused.
+TEST_F(ModelLayoutTest, TheWholeModelLayoutFileRoundTrips) {
+  const Proposal p = propose(ev, spark, 4096, Precision::kW4A16, options(), runtime());
+  LayoutFile f = make_layout_file(ev, spark, 4096, p.layout.layers);
+  f.whole_model = model_record(p.layout, p.step);
+  const std::string text = layout_file_yaml(f);
+  const LayoutFile back = read_layout_file_text(text, "whole.yaml");
+  ASSERT_TRUE(back.whole_model.has_value());
+  const ModelLayout l = model_layout_of(back, spark, "whole.yaml");
+  EXPECT_EQ(l.layers_per_part, p.layout.layers_per_part);
+  EXPECT_EQ(l.embed_in_first, p.layout.embed_in_first);
+  EXPECT_EQ(l.head_in_last, p.layout.head_in_last);
+  EXPECT_EQ(l.layers, p.layout.layers);
+  EXPECT_NEAR(price_model(ev, spark, 4096, l, runtime()).ms, p.step.ms, 1e-9);
+  EXPECT_EQ(back.whole_model->parts.size(), p.step.parts.size());
+  // A per-type file (select --out) has no block.
+  LayoutFile per_type = f;
+  per_type.whole_model.reset();
+  EXPECT_THROW(model_layout_of(read_layout_file_text(layout_file_yaml(per_type), "t.yaml"), spark, "t.yaml"), Error);
+  // Parts that skip a layer, or that are not the partition layers_per_part makes.
+  std::string skip = text;
+  const size_t at = skip.find("layers: [0, 1");
+  ASSERT_NE(at, std::string::npos) << text;
+  skip.replace(at, 14, "layers: [0, 2");
+  try {
+    read_layout_file_text(skip, "skip.yaml");
+    FAIL() << "a part skipping layer 1 was read";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("must continue the layers in order: expected 1"), std::string::npos) << e.what();
+  }
+  LayoutFile other = f;
+  other.whole_model->layers_per_part = 5;
+  try {
+    model_layout_of(read_layout_file_text(layout_file_yaml(other), "o.yaml"), spark, "o.yaml");
+    FAIL() << "parts of another partition were taken";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("o.yaml: model_layout.parts: not the 5 layers a part"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

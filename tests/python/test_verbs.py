@@ -106,6 +106,7 @@ class Verbs(unittest.TestCase):
             ("parity", dict(a="nope")),
             ("measure", dict(layout="nope", no_ingest=True)),
             ("next", dict(budget=0, no_fidelity=True)),
+            ("propose", dict(scope="kernel", no_fidelity=True)),
         ]
         self.assertEqual({v for v, _ in bad}, {s["name"] for s in layoutx._layoutx.verbs()}, "one case per verb")
         print()
