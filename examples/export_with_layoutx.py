@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
-"""An export script that lets layoutx choose each layer type's layout.
+"""An export script that lets layoutx choose the whole-model layout.
 
-1. ``layoutx.select``: the layout of each layer type for the model at a precision and context
-   (Spark-X2.5-1.7B, w4a16, 4096 by default), written as the exporter's layout file.
+1. ``layoutx.propose``: the whole-model layout for the model at a precision and context
+   (Spark-X2.5-1.7B, w4a16, 4096 by default): each layer type's layout and the parts (context
+   binaries) the layers go into, written as the exporter's layout file with its model_layout
+   block. (The layers are exported one graph each below; building the multi-layer parts is not
+   done yet: the parts are printed for the exporter that groups them.)
 2. ``layoutx.torch``: each layer type built in its chosen variant from the layout file's entry,
    with its weights (a safetensors checkpoint through the model's weight map; without one, a
    random checkpoint of the layers used, since no Spark weights ship with layoutx).
@@ -60,16 +63,21 @@ def main():
 
 
 def export(a):
-    # 1. layoutx chooses each layer type's layout and writes the layout file.
+    # 1. layoutx proposes the whole-model layout: each layer type's layout and the parts (context
+    #    binaries) the layers are grouped into, written as the layout file with its model_layout block.
     layout_path = os.path.join(a.out, "layout.yaml")
-    chosen = layoutx.select(model=a.model, precision=a.precision, ctx=[a.ctx], out=layout_path)
+    chosen = layoutx.propose(model=a.model, precision=a.precision, ctx=a.ctx, out=layout_path)
     with open(layout_path) as f:
         layout = yaml.safe_load(f)
     first_index = {}
     for entry in layout["layers"]:
         first_index.setdefault(entry["type"], entry["index"])
-    print(f"layoutx.select: {chosen['model']} {chosen['precision']} ctx {chosen['ctx']} on {chosen['device']}: "
-          f"step {chosen['step_ms']:.3f} ms (all-full {chosen['all_full_ms']:.3f}, all-roll {chosen['all_roll_ms']:.3f})")
+    p, b = chosen["proposal"], chosen["baseline"]
+    print(f"layoutx.propose: {chosen['model']} {chosen['precision']} ctx {chosen['ctx']} on {chosen['device']}: "
+          f"{p['tokens_per_s']:.1f} tokens/s [{p['tokens_per_s_interval'][0]:.1f}, {p['tokens_per_s_interval'][1]:.1f}] "
+          f"in {len(p['parts'])} context binar{'y' if len(p['parts']) == 1 else 'ies'}, against {b['tokens_per_s']:.1f} for the team's default")
+    for part in layout["model_layout"]["parts"]:
+        print(f"  part {part['name']}: layers {part['layers']}, {part['weight_bytes'] / 2**20:.1f} MiB of weights")
 
     # 2. Each layer type in its chosen variant, from the layout file's entry.
     configs = {t: lxt.LayerConfig.of(model=a.model, layer=t, ctx=layout["context"], layout=e["variant_key"])
