@@ -17,6 +17,7 @@
 #include "explorer/composition.h"
 #include "explorer/design_space.h"
 #include "explorer/context_answer.h"
+#include "explorer/proposal.h"
 #include "explorer/selection.h"
 #include "model/builder.h"
 #include "model/model_loader.h"
@@ -96,6 +97,26 @@ void BM_FullSweep(benchmark::State& state) {
   state.counters["graphs_built"] = static_cast<double>(graphs);
 }
 BENCHMARK(BM_FullSweep)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// propose's whole search on one model (issue 35: under 1 s): select per layer type at w4a16,
+// ctx 4096 (fidelity off), every partition from 1 layer a part to all with the embedding and the
+// head apart or inside, the team's default and the gain by axis. A fresh evaluator each time.
+void BM_ProposeWholeModel(benchmark::State& state) {
+  auto pr = predictor();
+  const auto m = model::load_model("spark-x2.5-1.7b");
+  const auto device = costmodel::load_device_named(costmodel::kDefaultDevice);
+  explorer::ProposalOptions o;
+  o.head_precision = model::Precision::kW4A16;
+  int priced = 0;
+  for (auto _ : state) {
+    explorer::Evaluator ev(*pr);
+    const auto r = explorer::propose(ev, m, 4096, model::Precision::kW4A16, o, device.runtime);
+    benchmark::DoNotOptimize(r.step.ms);
+    priced = r.partitions_priced;
+  }
+  state.counters["partitions"] = priced;
+}
+BENCHMARK(BM_ProposeWholeModel)->Unit(benchmark::kMillisecond);
 
 // whatif's pipeline from nothing: load model and calibrated predictor, select both scenarios
 // (w4a16 vs w8a16 at 4096), compose with baselines. Fidelity off (as `whatif --no-fidelity`).
