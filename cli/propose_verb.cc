@@ -105,6 +105,11 @@ void print_json(const ProposeArgs& a, const explorer::Proposal& r, const model::
     w.end_object();
   }
   w.end_array();
+  w.key("partition_at_prior_ends").begin_object();
+  w.field("proposal", r.partition);
+  w.field("low", r.partition_at_low);
+  w.field("high", r.partition_at_high);
+  w.end_object();
   w.field("partitions_priced", r.partitions_priced);
   w.field("partitions_refused", r.partitions_refused);
   if (!r.refused_example.empty()) w.field("refused_example", r.refused_example);
@@ -150,6 +155,11 @@ void print_text(const ProposeArgs& a, const explorer::Proposal& r, const model::
     std::cout << "host per token: " << fmt(s.host_ms, 3) << " ms " << interval(s.host_low_ms, s.host_high_ms, 3) << " = calls "
               << fmt(s.host_calls_ms, 3) << " + KV update " << fmt(s.kv_update_ms, 3) << " + sampling " << fmt(s.sampling_ms, 3)
               << " + wake-ups " << fmt(s.wakeup_ms, 3) << "\n";
+  if (r.partition_at_low == r.partition && r.partition_at_high == r.partition)
+    std::cout << "the partition is the same with the runtime priors at either end of their ranges\n";
+  else
+    std::cout << "the partition rests on the runtime priors: at their low ends " << r.partition_at_low << "; at their high ends "
+              << r.partition_at_high << "\n";
   std::cout << "searched " << r.partitions_priced << " partitions, " << r.partitions_refused << " refused by the device's limits";
   if (!r.refused_example.empty()) std::cout << " (e.g. " << r.refused_example << ")";
   std::cout << "\n";

@@ -103,6 +103,17 @@ Proposal propose(Evaluator& ev, const model::ModelSpec& m, int ctx, model::Preci
     out.known_good_layout = out.layout;
     out.known_good = out.step;
   }
+  // The partition's robustness: the search again with the runtime priors at each end.
+  out.partition = parts_text(out.layout, out.step);
+  for (bool high : {false, true}) {
+    costmodel::RuntimeSpec end = rt;
+    for (costmodel::RuntimeTerm* t : {&end.host_call_us, &end.sampling_ns_per_vocab, &end.wakeup_us})
+      t->value = high ? t->high : t->low;
+    end.host_copy_gbps.value = high ? end.host_copy_gbps.low : end.host_copy_gbps.high;  // slow copies cost more
+    Proposal scratch;
+    const Best e = best_partition(ev, m, ctx, chosen, o, end, scratch);
+    (high ? out.partition_at_high : out.partition_at_low) = parts_text(e.layout, e.step);
+  }
   out.baseline_layout = team_default(m, p, o);
   out.baseline = price_model(ev, m, ctx, out.baseline_layout, rt);
   // 3. The gain, one axis at a time from the baseline: each layer type's layout, then the parts.

@@ -40,6 +40,10 @@ struct Proposal {
   int partitions_priced = 0;        // partitions the search priced
   int partitions_refused = 0;       // ... of which broke a device limit
   std::string refused_example;      // the first refusal's message
+  // The partition the search picks with every runtime prior at its low end, and at its high end
+  // (the host call and the wake-up decide it): the same as the proposal's when the choice does
+  // not rest on where in their ranges those priors are.
+  std::string partition, partition_at_low, partition_at_high;
 };
 
 // The team's shipped default at `p`: ring sliding layers, key-join full ones (both return the new

@@ -161,6 +161,14 @@ TEST_F(ModelLayoutTest, ProposalGainsAddUp) {
   EXPECT_FALSE(p.known_good_differs);
   EXPECT_NEAR(p.known_good.ms, p.step.ms, 1e-12);
   EXPECT_EQ(p.partitions_priced, 28 * 4);
+  // With every runtime prior a point (low = value = high), either end picks the same partition.
+  costmodel::RuntimeSpec point = runtime();
+  for (costmodel::RuntimeTerm* t : {&point.host_call_us, &point.sampling_ns_per_vocab, &point.host_copy_gbps, &point.wakeup_us})
+    t->low = t->high = t->value;
+  const Proposal q = propose(ev, spark, 4096, Precision::kW4A16, options(), point);
+  EXPECT_FALSE(q.partition.empty());
+  EXPECT_EQ(q.partition_at_low, q.partition);
+  EXPECT_EQ(q.partition_at_high, q.partition);
   EXPECT_EQ(p.baseline.parts.size(), 30u);
   // The host call is the cheaper side here (10 us against a 50 us execute): merging wins.
   EXPECT_LT(p.step.parts.size(), p.baseline.parts.size());
