@@ -7,10 +7,12 @@
 #include "cli/flag_checks.h"
 #include "cli/output_flags.h"
 #include "cli/json_flag.h"
+#include "cli/measurement_words.h"
 #include "cli/question_flags.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
 #include "explorer/layout_file.h"
+#include "explorer/open_decisions.h"
 #include "explorer/proposal.h"
 #include "model/design_space.h"
 #include "support/error.h"
@@ -27,8 +29,20 @@ struct ProposeArgs {
   std::string kv_update = "in_place";
   std::string scope = "runner";
   std::string out;  // --out: the whole-model layout file
+  int settle = 3;   // --settle: next's most valuable measurements of the proposal's layer choices
   bool json = false;
 };
+
+// next's ranking of the measurements that would most change the proposal's layer choices.
+std::vector<explorer::PlannedMeasurement> settling(ProposeArgs& a, const explorer::Proposal& r, const model::ModelSpec& m,
+                                                   const costmodel::Predictor& predictor) {
+  if (a.settle == 0) return {};
+  explorer::PlanOptions options;
+  options.already_timed = explorer::timed_graph_keys(a.question.predictor.device_timings(), m);
+  auto plan = explorer::plan_measurements(predictor, explorer::proposal_decisions(r, m), options);
+  if (plan.size() > static_cast<size_t>(a.settle)) plan.resize(static_cast<size_t>(a.settle));
+  return plan;
+}
 
 void write_step_json(JsonWriter& w, const char* key, const explorer::ModelLayout& l, const explorer::ModelStep& s,
                      const model::ModelSpec& m) {
@@ -82,7 +96,7 @@ void write_step_json(JsonWriter& w, const char* key, const explorer::ModelLayout
 }
 
 void print_json(const ProposeArgs& a, const explorer::Proposal& r, const model::ModelSpec& m, model::Precision p,
-                const costmodel::Predictor& predictor) {
+                const costmodel::Predictor& predictor, const std::vector<explorer::PlannedMeasurement>& settle) {
   JsonWriter w(std::cout);
   w.begin_object();
   w.field("model", m.name);
@@ -114,13 +128,27 @@ void print_json(const ProposeArgs& a, const explorer::Proposal& r, const model::
   w.field("partitions_refused", r.partitions_refused);
   if (!r.refused_example.empty()) w.field("refused_example", r.refused_example);
   if (!a.out.empty()) w.field("layout_file", a.out);
+  w.key("settle").begin_array();
+  for (const auto& t : settle) {
+    w.begin_object();
+    w.field("kind", explorer::to_string(t.kind));
+    w.field("variant_key", t.variant.key(model::AxisScope(t.layer)));
+    w.field("layer", model::to_string(t.layer.type));
+    w.field("ctx", t.ctx);
+    w.field("predicted_ms", t.predicted_ms);
+    w.field("value_ms_per_step", t.value_ms);
+    w.field("p_choice_changes", t.p_choice_changes);
+    w.field("settles", settles(t));
+    w.end_object();
+  }
+  w.end_array();
   w.end_object();
 }
 
 std::string interval(double lo, double hi, int decimals) { return "[" + fmt(lo, decimals) + ", " + fmt(hi, decimals) + "]"; }
 
 void print_text(const ProposeArgs& a, const explorer::Proposal& r, const model::ModelSpec& m, model::Precision p,
-                const costmodel::Predictor& predictor) {
+                const costmodel::Predictor& predictor, const std::vector<explorer::PlannedMeasurement>& settle) {
   std::cout << "layoutx propose: " << m.name << " at " << model::to_string(p) << ", ctx " << r.ctx << " on "
             << predictor.device() << " (calibration " << predictor.calibration_id() << ", " << a.question.predictor.source
             << "); " << (r.layout.scope == explorer::StepScope::kRunner ? "the runner end to end" : "graph execution only")
@@ -164,6 +192,16 @@ void print_text(const ProposeArgs& a, const explorer::Proposal& r, const model::
   if (!r.refused_example.empty()) std::cout << " (e.g. " << r.refused_example << ")";
   std::cout << "\n";
   for (const auto& n : s.notes) std::cout << "note: " << n << "\n";
+  if (!settle.empty()) {
+    std::cout << "\nthe measurements that would most change the proposal's layer choices (next's ranking; "
+                 "`layoutx next --out DIR` writes their job bundles):\n";
+    Table n({"#", "kind", "layer", "variant", "predicted ms", "value ms/step", "P(change)", "settles"});
+    for (size_t i = 0; i < settle.size(); ++i)
+      n.add({std::to_string(i + 1), explorer::to_string(settle[i].kind), model::to_string(settle[i].layer.type),
+             model_name(settle[i].variant, settle[i].layer), fmt(settle[i].predicted_ms), fmt(settle[i].value_ms, 4),
+             fmt(settle[i].p_choice_changes, 2), settles(settle[i])});
+    n.print(std::cout);
+  }
   if (!a.out.empty()) std::cout << "wrote " << a.out << " (the whole-model layout file: `layoutx step --layout-file` prices it back)\n";
   std::cout << "not priced: what a part boundary costs beyond its call (the hidden state's conversion at merged "
                "boundaries and any spill across layers are kept as in one-layer graphs); the LM head's fidelity\n";
@@ -183,6 +221,9 @@ void add_propose_verb(CLI::App& app) {
       ->check(CLI::IsMember({"in_place", "shift"}));
   sub->add_option("--out", args->out, "write the whole-model layout file (the layout file with its model_layout block) here")
       ->check(output_file());
+  sub->add_option("--settle", args->settle,
+                  "list next's N most valuable measurements of the proposal's layer choices (0: none; they take seconds)")
+      ->check(CLI::Range(0, 50));
   sub->add_option("--scope", args->scope, "what a step's time includes: runner (end to end) or graphs (execution only)")
       ->check(CLI::IsMember({"runner", "graphs"}));
   sub->callback([args, sub] {
@@ -207,8 +248,9 @@ void add_propose_verb(CLI::App& app) {
       f.whole_model = explorer::model_record(r.layout, r.step);
       explorer::write_layout_file(f, args->out);
     }
-    if (args->json) print_json(*args, r, m, p, *predictor);
-    else print_text(*args, r, m, p, *predictor);
+    const auto settle = settling(*args, r, m, *predictor);
+    if (args->json) print_json(*args, r, m, p, *predictor, settle);
+    else print_text(*args, r, m, p, *predictor, settle);
   });
 }
 

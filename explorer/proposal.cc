@@ -19,6 +19,12 @@ ModelLayout team_default(const model::ModelSpec& m, model::Precision p, const Pr
   return l;
 }
 
+std::vector<Decision> proposal_decisions(const Proposal& p, const model::ModelSpec& m) {
+  std::vector<Decision> out;
+  for (const Choice& c : p.choices) out.push_back({p.ctx, m.count(c.layer), m.layer(c.layer, p.ctx), c});
+  return out;
+}
+
 namespace {
 
 std::string parts_text(const ModelLayout& l, const ModelStep& s) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "explorer/measurement_plan.h"
 #include "explorer/model_layout.h"
 #include "explorer/selection.h"
 
@@ -45,6 +46,10 @@ struct Proposal {
   // not rest on where in their ranges those priors are.
   std::string partition, partition_at_low, partition_at_high;
 };
+
+// The proposal's layer choices as the decisions `next` values measurements for (one per layer
+// type, at the proposal's context, weighted by the layers of that type).
+std::vector<Decision> proposal_decisions(const Proposal& p, const model::ModelSpec& m);
 
 // The team's shipped default at `p`: ring sliding layers, key-join full ones (both return the new
 // entry), the default exporter forms (f16 cache), one layer per graph, the embedding and the head

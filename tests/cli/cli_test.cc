@@ -76,12 +76,13 @@ TEST(Cli, ProposeComparesTheProposalWithTheTeamsDefaultAndRefusesWhatCannotBeBui
   Result r = layoutx("propose --precision w4a16 --ctx 4096 --no-fidelity --json");
   ASSERT_EQ(r.status, 0) << r.out;
   expect_fields(r.out, {"proposal", "baseline", "known_good", "ms_per_token", "tokens_per_s", "tokens_per_s_interval",
-                        "floor_ms", "parts", "layers", "weight_bytes", "gain_by_axis", "speedup_vs_baseline"});
+                        "floor_ms", "parts", "layers", "weight_bytes", "gain_by_axis", "speedup_vs_baseline", "settle",
+                        "value_ms_per_step", "partition_at_prior_ends"});
   // The baseline: one layer a graph (28), the embedding and the head apart.
   const size_t base = r.out.find("\"baseline\": {");
   ASSERT_NE(base, std::string::npos);
   EXPECT_TRUE(has(r.out.substr(base, r.out.find("\"known_good\": {") - base), "\"layers_per_part\": 1,")) << r.out;
-  Result t = layoutx("propose --precision w4a16 --ctx 4096 --no-fidelity");
+  Result t = layoutx("propose --precision w4a16 --ctx 4096 --no-fidelity --settle 0");
   ASSERT_EQ(t.status, 0) << t.out;
   EXPECT_TRUE(has(t.out, "\nproposal ")) << t.out;
   EXPECT_TRUE(has(t.out, "\nteam default ")) << t.out;
@@ -89,7 +90,7 @@ TEST(Cli, ProposeComparesTheProposalWithTheTeamsDefaultAndRefusesWhatCannotBeBui
   // propose --out writes the whole-model layout file; step --layout-file prices it back.
   layoutx::test::TempDir tmp("propose");
   const std::string file = tmp / "whole.yaml";
-  Result out = layoutx("propose --precision w4a16 --ctx 4096 --no-fidelity --json --out " + file);
+  Result out = layoutx("propose --precision w4a16 --ctx 4096 --no-fidelity --settle 0 --json --out " + file);
   ASSERT_EQ(out.status, 0) << out.out;
   auto number_after = [](const std::string& json, const std::string& key, size_t from = 0) {
     const size_t at = json.find("\"" + key + "\": ", from);
