@@ -103,7 +103,7 @@ void print_json(const ProposeArgs& a, const explorer::Proposal& r, const model::
   w.field("precision", model::to_string(p));
   w.field("ctx", r.ctx);
   a.question.predictor.write_json_identity(w, predictor);
-  w.field("scope", explorer::to_string(r.step.parts.empty() ? explorer::StepScope::kRunner : r.layout.scope));
+  w.field("scope", explorer::to_string(r.layout.scope));
   write_step_json(w, "proposal", r.layout, r.step, m);
   write_step_json(w, "baseline", r.baseline_layout, r.baseline, m);
   write_step_json(w, "known_good", r.known_good_layout, r.known_good, m);

@@ -204,14 +204,19 @@ void add_step_verb(CLI::App& app) {
   sub->add_option("--set", args->sets, "change one axis of one layer type: TYPE.axis=value (repeatable)");
   sub->add_option("--sweep-ctx", args->sweep_ctx, "sweep contexts LO:HI and find the crossover with all-full");
   sub->add_option("--plot", args->plot, "with --sweep-ctx: draw the sweep to this PNG (gnuplot)")->check(output_file());
-  auto* file = sub->add_option("--layout-file", args->layout_file,
-                               "price a whole-model layout file (propose --out) at its context and precision: parts, host, tokens/s")
-                   ->check(CLI::ExistingFile);
-  for (const char* other : {"--layout", "--set", "--sweep-ctx", "--plot", "--ctx", "--precision", "--head-precision"})
-    file->excludes(sub->get_option(other));
+  sub->add_option("--layout-file", args->layout_file,
+                  "price a whole-model layout file (propose --out) at its context and precision: parts, host, tokens/s "
+                  "(not with --layout, --set, --sweep-ctx, --plot, --ctx, --precision or --head-precision)")
+      ->check(CLI::ExistingFile);
   sub->callback([args, sub] {
     args->json = json_requested(*sub);  // the one --json (cli/json_flag.h)
-    if (!args->layout_file.empty()) return whole_model(*args);
+    if (!args->layout_file.empty()) {
+      // The file says the layouts, the context and the precisions. (Checked here rather than with
+      // CLI11's excludes, whose help lists several options in an order that varies by run.)
+      for (const char* other : {"--layout", "--set", "--sweep-ctx", "--plot", "--ctx", "--precision", "--head-precision"})
+        if (sub->get_option(other)->count() > 0) throw Error(std::string("--layout-file: the file gives what ") + other + " would");
+      return whole_model(*args);
+    }
     // 0. Flags that only make sense together, and the output target, before any work.
     if (!args->plot.empty() && args->sweep_ctx.empty())
       throw Error("--plot: draws the context sweep, so it needs --sweep-ctx LO:HI");

@@ -122,7 +122,8 @@ Proposal propose(Evaluator& ev, const model::ModelSpec& m, int ctx, model::Preci
   }
   out.baseline_layout = team_default(m, p, o);
   out.baseline = price_model(ev, m, ctx, out.baseline_layout, rt);
-  // 3. The gain, one axis at a time from the baseline: each layer type's layout, then the parts.
+  // 3. The gain, one axis at a time from the baseline: each layer type's layout, the host's KV
+  // update (when the question changes it), then the parts.
   const model::AxisScope scope(m);
   ModelLayout at = out.baseline_layout;
   double before = out.baseline.ms;
@@ -133,6 +134,13 @@ Proposal propose(Evaluator& ev, const model::ModelSpec& m, int ctx, model::Preci
     const double now = price_model(ev, m, ctx, at, rt).ms;
     out.gains.push_back({std::string(model::to_string(t)) + " layout", from,
                          model::design_space().display_name(at.layers[t], &scope), now - before});
+    before = now;
+  }
+  if (at.kv_update != out.layout.kv_update) {
+    const std::string from = to_string(at.kv_update);
+    at.kv_update = out.layout.kv_update;
+    const double now = price_model(ev, m, ctx, at, rt).ms;
+    out.gains.push_back({"kv update", from, to_string(at.kv_update), now - before});
     before = now;
   }
   if (at.layers_per_part != out.layout.layers_per_part || at.embed_in_first != out.layout.embed_in_first ||

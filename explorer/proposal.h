@@ -26,7 +26,7 @@ struct ProposalOptions {
 // order listed (each delta is measured with the axes before it already changed; they sum to
 // proposal - baseline).
 struct AxisGain {
-  std::string axis;      // "sliding layout", "full layout", "parts"
+  std::string axis;      // "sliding layout", "full layout", "kv update", "parts"
   std::string from, to;
   double delta_ms = 0;   // change in ms per token (negative: faster)
 };

@@ -104,6 +104,7 @@ TEST(Cli, ProposeComparesTheProposalWithTheTeamsDefaultAndRefusesWhatCannotBeBui
   EXPECT_TRUE(has(back.out, "\"tokens_per_s_interval\"")) << back.out;
   Result both = layoutx("step --layout-file " + file + " --layout sliding=roll");
   EXPECT_EQ(both.status, 2) << both.out;
+  EXPECT_TRUE(has(both.out, "--layout-file: the file gives what --layout would")) << both.out;
   Result per_type = layoutx("step --layout-file " + std::string(LAYOUTX_CONFIG_DIR) + "/layouts/spark-x2.5-1.7b-w4a16-ctx4096.yaml");
   EXPECT_EQ(per_type.status, 2) << per_type.out;
   EXPECT_TRUE(has(per_type.out, "no model_layout block")) << per_type.out;
