@@ -119,6 +119,14 @@ void print_json(const ProposeArgs& a, const explorer::Proposal& r, const model::
     w.end_object();
   }
   w.end_array();
+  w.key("head_precision_alternatives").begin_array();
+  for (const auto& [h, delta] : r.head_alternatives) {
+    w.begin_object();
+    w.field("head_precision", model::to_string(h));
+    w.field("delta_ms", delta);
+    w.end_object();
+  }
+  w.end_array();
   w.key("partition_at_prior_ends").begin_object();
   w.field("proposal", r.partition);
   w.field("low", r.partition_at_low);
@@ -183,6 +191,13 @@ void print_text(const ProposeArgs& a, const explorer::Proposal& r, const model::
     std::cout << "host per token: " << fmt(s.host_ms, 3) << " ms " << interval(s.host_low_ms, s.host_high_ms, 3) << " = calls "
               << fmt(s.host_calls_ms, 3) << " + KV update " << fmt(s.kv_update_ms, 3) << " + sampling " << fmt(s.sampling_ms, 3)
               << " + wake-ups " << fmt(s.wakeup_ms, 3) << "\n";
+  if (!r.head_alternatives.empty()) {
+    std::cout << "the LM head (" << model::to_string(r.layout.head_precision) << ", the question's: its fidelity is not checked) at";
+    for (size_t i = 0; i < r.head_alternatives.size(); ++i)
+      std::cout << (i ? "," : "") << " " << model::to_string(r.head_alternatives[i].first) << " "
+                << (r.head_alternatives[i].second > 0 ? "+" : "") << fmt(r.head_alternatives[i].second, 3) << " ms";
+    std::cout << " a token (--head-precision)\n";
+  }
   if (r.partition_at_low == r.partition && r.partition_at_high == r.partition)
     std::cout << "the partition is the same with the runtime priors at either end of their ranges\n";
   else

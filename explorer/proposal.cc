@@ -120,6 +120,16 @@ Proposal propose(Evaluator& ev, const model::ModelSpec& m, int ctx, model::Preci
     const Best e = best_partition(ev, m, ctx, chosen, o, end, scratch);
     (high ? out.partition_at_high : out.partition_at_low) = parts_text(e.layout, e.step);
   }
+  for (model::Precision h : {model::Precision::kFp16, model::Precision::kW8A16, model::Precision::kW4A16}) {
+    if (h == out.layout.head_precision) continue;
+    ModelLayout other = out.layout;
+    other.head_precision = h;
+    try {
+      out.head_alternatives.push_back({h, price_model(ev, m, ctx, other, rt).ms - out.step.ms});
+    } catch (const Error&) {
+      // A head at this precision that breaks a limit in this partition is no alternative here.
+    }
+  }
   out.baseline_layout = team_default(m, p, o);
   out.baseline = price_model(ev, m, ctx, out.baseline_layout, rt);
   // 3. The gain, one axis at a time from the baseline: each layer type's layout, the host's KV

@@ -6,6 +6,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "explorer/measurement_plan.h"
@@ -45,6 +46,10 @@ struct Proposal {
   // (the host call and the wake-up decide it): the same as the proposal's when the choice does
   // not rest on where in their ranges those priors are.
   std::string partition, partition_at_low, partition_at_high;
+  // The LM head at each other precision, the rest of the proposal unchanged: ms per token more
+  // (or less) than the proposal. The head's precision is the question's (its fidelity is not
+  // checked), so these are what the choice costs, not candidates.
+  std::vector<std::pair<model::Precision, double>> head_alternatives;
 };
 
 // The proposal's layer choices as the decisions `next` values measurements for (one per layer

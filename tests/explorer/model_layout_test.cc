@@ -161,6 +161,11 @@ TEST_F(ModelLayoutTest, ProposalGainsAddUp) {
   EXPECT_FALSE(p.known_good_differs);
   EXPECT_NEAR(p.known_good.ms, p.step.ms, 1e-12);
   EXPECT_EQ(p.partitions_priced, 28 * 4);
+  // The LM head at the two other precisions: more bytes read, slower on the fake device.
+  ASSERT_EQ(p.head_alternatives.size(), 2u);
+  EXPECT_EQ(p.head_alternatives[0].first, Precision::kFp16);
+  EXPECT_GT(p.head_alternatives[0].second, p.head_alternatives[1].second);
+  EXPECT_GT(p.head_alternatives[1].second, 0);
   // With every runtime prior a point (low = value = high), either end picks the same partition.
   costmodel::RuntimeSpec point = runtime();
   for (costmodel::RuntimeTerm* t : {&point.host_call_us, &point.sampling_ns_per_vocab, &point.host_copy_gbps, &point.wakeup_us})
