@@ -27,6 +27,14 @@ RuntimeTerm term(MapReader& parent, const std::string& key, ErrorList& errors) {
 
 }  // namespace
 
+RuntimeSpec at_end(const RuntimeSpec& r, RuntimeEnd end) {
+  RuntimeSpec e = r;
+  const bool slow = end == RuntimeEnd::kSlow;
+  for (RuntimeTerm* t : {&e.host_call_us, &e.sampling_ns_per_vocab, &e.wakeup_us}) t->value = slow ? t->high : t->low;
+  e.host_copy_gbps.value = slow ? e.host_copy_gbps.low : e.host_copy_gbps.high;  // a slow copy costs more
+  return e;
+}
+
 RuntimeSpec parse_runtime(const std::string& file, const YAML::Node& node, ErrorList& errors) {
   RuntimeSpec r;
   if (!node.IsDefined() || node.IsNull()) return r;

@@ -34,6 +34,11 @@ struct RuntimeSpec {
   int max_binaries = 0;           // context binaries one process loads
 };
 
+// `r` with every term's value at one end of its range: the end where the step is fastest (lowest
+// costs, the highest copy rate) or slowest. What an interval's bounds and a robustness check use.
+enum class RuntimeEnd { kFast, kSlow };
+RuntimeSpec at_end(const RuntimeSpec& r, RuntimeEnd end);
+
 // Reads the `runtime:` map of `file` (errors collected as file:line:col: runtime.key: what).
 RuntimeSpec parse_runtime(const std::string& file, const YAML::Node& node, ErrorList& errors);
 

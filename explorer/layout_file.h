@@ -28,12 +28,7 @@ struct LayoutEntry {
 // The whole-model layout (layoutx propose --out, issue 35): the model-level axes and the parts
 // they make, for the exporter; absent from a per-type file (select --out). `step --layout-file`
 // prices it back from the axes (the parts are written for the exporter and checked against them).
-struct WholeModelRecord {
-  int layers_per_part = 1;  // decoder layers per context binary (the last part may hold fewer)
-  bool embed_in_first = false, head_in_last = false;
-  model::Precision head_precision = model::Precision::kW4A16;
-  KvUpdate kv_update = KvUpdate::kInPlace;
-  StepScope scope = StepScope::kRunner;
+struct WholeModelRecord : ModelAxes {
   struct Part {
     std::string name;
     std::vector<int> layers;  // decoder layer indices, ascending

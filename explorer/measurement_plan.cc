@@ -124,19 +124,22 @@ void value_observation(const std::vector<double>& x, Scatter scatter_ms, const s
     for (size_t h = 0; h < H; ++h) w[h] = comps[h].weight, sd[h] = s[h];
     m.predictive_sd_ms = costmodel::mix(w, mu, sd).sd;
   }
-  // Per decision: each arm's (a_ih, c_ih / s_h^2).
-  std::vector<std::vector<std::vector<std::pair<double, double>>>> lines(decisions.size());
+  // Per decision, each arm's line under each component h, y -> a_ih + b_ih (y - mu_h) with
+  // b_ih = c_ih / s_h^2, kept as two arrays [arm][component]: alpha = a - b mu and the slope b, so
+  // that a posterior mix is post . alpha_i + y (post . b_i). A decision of fewer than 2 arms has none.
+  std::vector<std::vector<double>> alpha(decisions.size()), slope(decisions.size());
   for (size_t d = 0; d < decisions.size(); ++d) {
     if (arms[d].size() < 2) continue;
-    for (size_t i = 0; i < arms[d].size(); ++i) {
-      std::vector<std::pair<double, double>> per(H);
+    alpha[d].resize(arms[d].size() * H);
+    slope[d].resize(arms[d].size() * H);
+    for (size_t i = 0; i < arms[d].size(); ++i)
       for (size_t h = 0; h < H; ++h) {
         const double a = arm_ms[d][i][h];
         const double cov = comps[h].dot(*arms[d][i].row, sx[h]) / 1e6 + comps[h].rel2 * a * mu[h];
-        per[h] = {a, cov / (s[h] * s[h])};
+        const double b = cov / (s[h] * s[h]);
+        alpha[d][i * H + h] = a - b * mu[h];
+        slope[d][i * H + h] = b;
       }
-      lines[d].push_back(std::move(per));
-    }
   }
   // The arms that can be a decision's minimum somewhere: y only takes values on the components'
   // grids, within [y_lo, y_hi]; an arm whose line lies above another arm's line under every
@@ -148,31 +151,19 @@ void value_observation(const std::vector<double>& x, Scatter scatter_ms, const s
     y_hi = std::max(y_hi, mu[h] + s[h] * g.z.back());
   }
   std::vector<std::vector<size_t>> live(decisions.size());
-  for (size_t d = 0; d < decisions.size(); ++d)
-    for (size_t i = 0; i < lines[d].size(); ++i) {
+  for (size_t d = 0; d < decisions.size(); ++d) {
+    const size_t n = alpha[d].size() / H;
+    auto at = [&](size_t i, size_t q, double y) { return alpha[d][i * H + q] + slope[d][i * H + q] * y; };
+    for (size_t i = 0; i < n; ++i) {
       bool dominated = false;
-      for (size_t j = 0; j < lines[d].size() && !dominated; ++j) {
+      for (size_t j = 0; j < n && !dominated; ++j) {
         if (j == i) continue;
         bool above = true;
-        for (size_t q = 0; q < H && above; ++q) {
-          const auto& [ai, bi] = lines[d][i][q];
-          const auto& [aj, bj] = lines[d][j][q];
-          above = ai + bi * (y_lo - mu[q]) > aj + bj * (y_lo - mu[q]) && ai + bi * (y_hi - mu[q]) > aj + bj * (y_hi - mu[q]);
-        }
+        for (size_t q = 0; q < H && above; ++q) above = at(i, q, y_lo) > at(j, q, y_lo) && at(i, q, y_hi) > at(j, q, y_hi);
         dominated = above;
       }
       if (!dominated) live[d].push_back(i);
     }
-  // Each arm's lines as two arrays [arm][component]: alpha = a - b mu and the slope b.
-  std::vector<std::vector<double>> alpha(decisions.size()), slope(decisions.size());
-  for (size_t d = 0; d < decisions.size(); ++d) {
-    alpha[d].resize(lines[d].size() * H);
-    slope[d].resize(lines[d].size() * H);
-    for (size_t i = 0; i < lines[d].size(); ++i)
-      for (size_t q = 0; q < H; ++q) {
-        alpha[d][i * H + q] = lines[d][i][q].first - lines[d][i][q].second * mu[q];
-        slope[d][i * H + q] = lines[d][i][q].second;
-      }
   }
   std::vector<double> e_min(decisions.size(), 0.0);
   std::vector<std::map<size_t, double>> wins(decisions.size());
@@ -191,7 +182,7 @@ void value_observation(const std::vector<double>& x, Scatter scatter_ms, const s
       for (double& v : post) v /= sum;
       bool changed = false;
       for (size_t d = 0; d < decisions.size(); ++d) {
-        if (lines[d].empty()) continue;
+        if (alpha[d].empty()) continue;
         size_t arg = 0;
         double lo = 1e300;
         for (size_t i : live[d]) {
@@ -210,7 +201,7 @@ void value_observation(const std::vector<double>& x, Scatter scatter_ms, const s
     }
   double best_contribution = -1;
   for (size_t d = 0; d < decisions.size(); ++d) {
-    if (lines[d].empty()) continue;
+    if (alpha[d].empty()) continue;
     double current = 0;
     for (size_t h = 0; h < H; ++h) current += comps[h].weight * arm_ms[d][now[d]][h];
     const double contribution = std::max(0.0, current - e_min[d]) * decisions[d].count;

@@ -1,6 +1,7 @@
 #include "explorer/model_layout.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <limits>
 #include <map>
@@ -141,25 +142,27 @@ ModelStep price_partition(const MemberCosts& c, const model::ModelSpec& m, const
     }
   }
 
-  // 3. The host's terms (the runner's scope).
+  // 3. The host's terms (the runner's scope): at the priors' values, and the bounds at their ends.
   if (layout.scope == StepScope::kRunner && rt.present) {
     const double calls = static_cast<double>(s.parts.size());
-    s.host_calls_ms = calls * rt.host_call_us.value / 1e3;
     double kv = 0;
     for (int i = 0; i < m.num_layers(); ++i) {
       const model::LayerType t = m.layer_types[static_cast<size_t>(i)];
       kv += kv_update_bytes(c.built.at(t), layout.layers.at(t), layout.kv_update);
     }
-    s.kv_update_ms = kv / (rt.host_copy_gbps.value * 1e6);
-    s.sampling_ms = m.vocab * rt.sampling_ns_per_vocab.value / 1e6;
     int wakeups = 0;
     for (const PartCost& p : s.parts) wakeups += p.pays_wakeup;
-    s.wakeup_ms = wakeups * rt.wakeup_us.value / 1e3;
-    s.host_ms = s.host_calls_ms + s.kv_update_ms + s.sampling_ms + s.wakeup_ms;
-    s.host_low_ms = calls * rt.host_call_us.low / 1e3 + kv / (rt.host_copy_gbps.high * 1e6) +
-                    m.vocab * rt.sampling_ns_per_vocab.low / 1e6 + wakeups * rt.wakeup_us.low / 1e3;
-    s.host_high_ms = calls * rt.host_call_us.high / 1e3 + kv / (rt.host_copy_gbps.low * 1e6) +
-                     m.vocab * rt.sampling_ns_per_vocab.high / 1e6 + wakeups * rt.wakeup_us.high / 1e3;
+    // ms of (calls, KV update, sampling, wake-ups) under the priors' values in `r`.
+    auto host = [&](const costmodel::RuntimeSpec& r) {
+      return std::array<double, 4>{calls * r.host_call_us.value / 1e3, kv / (r.host_copy_gbps.value * 1e6),
+                                   m.vocab * r.sampling_ns_per_vocab.value / 1e6, wakeups * r.wakeup_us.value / 1e3};
+    };
+    auto sum = [](const std::array<double, 4>& x) { return x[0] + x[1] + x[2] + x[3]; };
+    const auto at = host(rt);
+    s.host_calls_ms = at[0], s.kv_update_ms = at[1], s.sampling_ms = at[2], s.wakeup_ms = at[3];
+    s.host_ms = sum(at);
+    s.host_low_ms = sum(host(costmodel::at_end(rt, costmodel::RuntimeEnd::kFast)));
+    s.host_high_ms = sum(host(costmodel::at_end(rt, costmodel::RuntimeEnd::kSlow)));
   } else if (layout.scope == StepScope::kRunner) {
     s.notes.push_back("the device file has no runtime: block: graph execution only (no host terms, no limits)");
   }
@@ -180,12 +183,7 @@ ModelStep price_model(Evaluator& ev, const model::ModelSpec& m, int ctx, const M
 
 WholeModelRecord model_record(const ModelLayout& l, const ModelStep& s) {
   WholeModelRecord w;
-  w.layers_per_part = l.layers_per_part;
-  w.embed_in_first = l.embed_in_first;
-  w.head_in_last = l.head_in_last;
-  w.head_precision = l.head_precision;
-  w.kv_update = l.kv_update;
-  w.scope = l.scope;
+  static_cast<ModelAxes&>(w) = l;
   w.ms_per_token = s.ms;
   w.tokens_per_s = s.tokens_per_s;
   for (const PartCost& p : s.parts) w.parts.push_back({p.name, p.layers, p.embed, p.head, p.weight_bytes, p.ms});
@@ -206,12 +204,7 @@ ModelLayout model_layout_of(const LayoutFile& f, const model::ModelSpec& m, cons
     if (f.layers[i].type != m.layer_types[i] || !(f.layers[i].variant == l.layers[f.layers[i].type]))
       throw Error(path + ": layers[" + std::to_string(i) + "]: not its type's default (" + m.name + "'s layer " +
                   std::to_string(i) + " is " + model::to_string(m.layer_types[i]) + "); a whole-model layout has one layout a type");
-  l.layers_per_part = w.layers_per_part;
-  l.embed_in_first = w.embed_in_first;
-  l.head_in_last = w.head_in_last;
-  l.head_precision = w.head_precision;
-  l.kv_update = w.kv_update;
-  l.scope = w.scope;
+  static_cast<ModelAxes&>(l) = w;
   // The parts written must be the partition the axes make (an exporter builds what it reads).
   std::vector<std::vector<int>> written;
   for (const auto& p : w.parts)

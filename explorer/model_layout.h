@@ -18,14 +18,8 @@
 
 namespace layoutx::explorer {
 
-struct ModelLayout {
-  Assignment layers;            // each layer type's variant (all at one precision)
-  int layers_per_part = 1;      // consecutive decoder layers per context binary; 0: all in one
-  bool embed_in_first = false;  // the embedding gather in the first part (else a part of its own)
-  bool head_in_last = false;    // final norm + LM head in the last part (else a part of its own)
-  model::Precision head_precision = model::Precision::kW4A16;
-  KvUpdate kv_update = KvUpdate::kInPlace;
-  StepScope scope = StepScope::kRunner;
+struct ModelLayout : ModelAxes {
+  Assignment layers;  // each layer type's variant (all at one precision)
 };
 
 struct PartCost {

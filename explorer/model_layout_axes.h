@@ -1,9 +1,11 @@
-// The model-level axes of a whole-model layout that are named words (explorer/model_layout.h):
-// what the host does with the K/V and what a step's time includes. Header-only, so that the
-// layout file's reader (layout_file_read.cc, linked alone by its fuzz target) spells them too.
+// The model-level axes of a whole-model layout (explorer/model_layout.h): the partition into
+// context binaries, the LM head's precision, what the host does with the K/V and what a step's
+// time includes. Header-only, so that the layout file's reader (layout_file_read.cc, linked alone
+// by its fuzz target) holds and spells them too.
 #pragma once
 #include <string>
 
+#include "model/variant.h"
 #include "support/error.h"
 
 namespace layoutx::explorer {
@@ -29,5 +31,16 @@ inline StepScope parse_step_scope(const std::string& s, const std::string& what)
   if (s == "runner") return StepScope::kRunner;
   throw Error(what + ": expected graphs or runner, got '" + s + "'");
 }
+
+// The model-level axes themselves: what a whole-model layout (ModelLayout) and its record in a
+// layout file (WholeModelRecord) both hold.
+struct ModelAxes {
+  int layers_per_part = 1;      // consecutive decoder layers per context binary; 0: all in one
+  bool embed_in_first = false;  // the embedding gather in the first part (else a part of its own)
+  bool head_in_last = false;    // final norm + LM head in the last part (else a part of its own)
+  model::Precision head_precision = model::Precision::kW4A16;
+  KvUpdate kv_update = KvUpdate::kInPlace;
+  StepScope scope = StepScope::kRunner;
+};
 
 }  // namespace layoutx::explorer

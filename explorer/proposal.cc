@@ -42,9 +42,8 @@ struct Best {
   ModelStep step;
   bool found = false;
 };
-Best best_partition(Evaluator& ev, const model::ModelSpec& m, int ctx, const ModelLayout& base, const ProposalOptions& o,
-                    const costmodel::RuntimeSpec& rt, Proposal& out) {
-  const MemberCosts members = price_members(ev, m, ctx, base);
+Best best_partition(const MemberCosts& members, const std::string& device, const model::ModelSpec& m,
+                    const ModelLayout& base, const ProposalOptions& o, const costmodel::RuntimeSpec& rt, Proposal& out) {
   Best best;
   std::vector<int> counts;
   if (o.layers_per_part) counts = {*o.layers_per_part};
@@ -59,7 +58,7 @@ Best best_partition(Evaluator& ev, const model::ModelSpec& m, int ctx, const Mod
         l.head_in_last = head_in;
         ++out.partitions_priced;
         try {
-          ModelStep s = price_partition(members, m, l, rt, ev.predictor().device());
+          ModelStep s = price_partition(members, m, l, rt, device);
           // Ties within a microsecond keep the earlier (fewer layers a part, parts apart).
           if (!best.found || s.ms < best.step.ms - 1e-3) best = {l, std::move(s), true};
         } catch (const Error& e) {
@@ -68,7 +67,7 @@ Best best_partition(Evaluator& ev, const model::ModelSpec& m, int ctx, const Mod
           if (o.layers_per_part) throw;  // the question's own partition: its refusal is the answer
         }
       }
-  if (!best.found) throw Error("no partition of " + m.name + " stays within " + ev.predictor().device() + "'s limits: " + out.refused_example);
+  if (!best.found) throw Error("no partition of " + m.name + " stays within " + device + "'s limits: " + out.refused_example);
   return best;
 }
 
@@ -98,11 +97,13 @@ Proposal propose(Evaluator& ev, const model::ModelSpec& m, int ctx, model::Preci
   }
   chosen.kv_update = known.kv_update = o.kv_update;
   // 2. The partition of each, and the baseline as the team ships it.
-  Best b = best_partition(ev, m, ctx, chosen, o, rt, out);
+  const std::string device = ev.predictor().device();
+  const MemberCosts members = price_members(ev, m, ctx, chosen);
+  Best b = best_partition(members, device, m, chosen, o, rt, out);
   out.layout = b.layout;
   out.step = std::move(b.step);
   if (out.known_good_differs) {
-    Best k = best_partition(ev, m, ctx, known, o, rt, out);
+    Best k = best_partition(price_members(ev, m, ctx, known), device, m, known, o, rt, out);
     out.known_good_layout = k.layout;
     out.known_good = std::move(k.step);
   } else {
@@ -111,14 +112,10 @@ Proposal propose(Evaluator& ev, const model::ModelSpec& m, int ctx, model::Preci
   }
   // The partition's robustness: the search again with the runtime priors at each end.
   out.partition = parts_text(out.layout, out.step);
-  for (bool high : {false, true}) {
-    costmodel::RuntimeSpec end = rt;
-    for (costmodel::RuntimeTerm* t : {&end.host_call_us, &end.sampling_ns_per_vocab, &end.wakeup_us})
-      t->value = high ? t->high : t->low;
-    end.host_copy_gbps.value = high ? end.host_copy_gbps.low : end.host_copy_gbps.high;  // slow copies cost more
+  for (costmodel::RuntimeEnd end : {costmodel::RuntimeEnd::kFast, costmodel::RuntimeEnd::kSlow}) {
     Proposal scratch;
-    const Best e = best_partition(ev, m, ctx, chosen, o, end, scratch);
-    (high ? out.partition_at_high : out.partition_at_low) = parts_text(e.layout, e.step);
+    const Best e = best_partition(members, device, m, chosen, o, costmodel::at_end(rt, end), scratch);
+    (end == costmodel::RuntimeEnd::kSlow ? out.partition_at_high : out.partition_at_low) = parts_text(e.layout, e.step);
   }
   for (model::Precision h : {model::Precision::kFp16, model::Precision::kW8A16, model::Precision::kW4A16}) {
     if (h == out.layout.head_precision) continue;
