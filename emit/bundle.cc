@@ -270,34 +270,27 @@ BundleOptions device_bundle_options(const costmodel::DeviceSpec& device) {
   return o;
 }
 
-BundleFiles write_bundle(const model::LayerGraph& g, const model::numerics::LayerWeights& weights,
-                         const std::string& dir, const BundleOptions& opt) {
-  namespace num = model::numerics;
+BundleFiles write_bundle_content(const BundleContent& c, const std::string& dir, const BundleOptions& opt) {
   if (opt.htp_arch.empty() || opt.db_device.empty() || opt.aihub_device.empty() || opt.vtcm_mb <= 0)
     throw Error("emit: the job bundle's target device is incomplete (BundleOptions from device_bundle_options)");
   BundleFiles files;
   files.dir = dir;
   ensure_directory(dir);
-  const std::string name = bundle_name(g);
+  const std::string& name = c.name;
 
-  // 1. The ONNX, checked.
-  auto m = to_onnx(g, LayerWeightsSource(weights));
-  check_onnx(m, g);
+  // 1. The ONNX (checked by whoever made it).
   files.onnx = (fs::path(dir) / (name + ".onnx")).string();
-  write_onnx(m, files.onnx);
+  write_onnx(*c.onnx, files.onnx);
 
   // 2. Calibration inputs: the graph inputs of the first steps of a runtime-simulated history
   //    (the executor's own cache contents and masks, the variant's mask value).
-  const auto sig = io_signature(g);
-  auto steps = num::step_io(g.layer, g.variant, weights, opt.calibration_samples, opt.seed);
+  const auto& sig = c.sig;
   std::string input_list;
-  for (size_t s = 0; s < steps.size(); ++s) {
+  for (size_t s = 0; s < c.samples.size(); ++s) {
     char sub[32];
     std::snprintf(sub, sizeof sub, "sample_%03zu", s);
     const fs::path sdir = fs::path(dir) / "calibration" / sub;
-    TensorMap tm;
-    for (const auto& [n, t] : steps[s].inputs) tm[n] = Tensor{t.shape, t.data};
-    write_tensors(sdir.string(), tm);
+    write_tensors(sdir.string(), c.samples[s].first);
     std::string line;
     for (const auto& in : sig.inputs) {
       line += (line.empty() ? "" : " ") + in.name + ":=calibration/" + sub + "/" + in.name + ".bin";
@@ -305,26 +298,17 @@ BundleFiles write_bundle(const model::LayerGraph& g, const model::numerics::Laye
     input_list += line + "\n";
     // The executor's outputs of the step (float32): what a device or PyTorch run of the same
     // inputs should hand back; expected/<output>.bin + tensors.json.
-    TensorMap expected;
-    for (const auto& [n, t] : steps[s].outputs) expected[n] = Tensor{t.shape, t.data};
-    write_tensors((sdir / "expected").string(), expected);
+    write_tensors((sdir / "expected").string(), c.samples[s].second);
     files.calibration.push_back(sdir.string());
   }
   write_text(fs::path(dir) / "calibration" / "input_list.txt", input_list);
 
   // 3. job.yaml: what the bundle is, and how its profile comes back.
-  const std::string ingest_aihub = ingest_command(g, opt, "profile_aihub.json");
-  const std::string ingest_qnn = ingest_command(g, opt, "profile_qnn.csv");
   YAML::Emitter y;
   y << YAML::BeginMap;
   y << YAML::Key << "schema" << YAML::Value << "layoutx-job/1";
-  y << YAML::Key << "model" << YAML::Value << opt.model_name;
-  y << YAML::Key << "layer" << YAML::Value << model::to_string(g.layer.type);
-  y << YAML::Key << "ctx" << YAML::Value << g.layer.context;
-  y << YAML::Key << "cache_entries" << YAML::Value << g.layer.cache_entries;
-  y << YAML::Key << "variant_key" << YAML::Value << g.variant.key(model::AxisScope(g.layer));
-  y << YAML::Key << "preset" << YAML::Value << (g.variant.preset(model::AxisScope(g.layer)).empty() ? "~" : g.variant.preset(model::AxisScope(g.layer)));
-  y << YAML::Key << "precision" << YAML::Value << model::to_string(g.variant.precision());
+  c.identity(y);
+  y << YAML::Key << "precision" << YAML::Value << model::to_string(c.precision);
   y << YAML::Key << "device" << YAML::Value << opt.device;
   y << YAML::Key << "aihub_device" << YAML::Value << opt.aihub_device;
   y << YAML::Key << "db_device" << YAML::Value << opt.db_device;
@@ -332,11 +316,11 @@ BundleFiles write_bundle(const model::LayerGraph& g, const model::numerics::Laye
   y << YAML::Key << "htp_arch" << YAML::Value << opt.htp_arch;
   y << YAML::Key << "vtcm_mb" << YAML::Value << opt.vtcm_mb;
   y << YAML::Key << "onnx" << YAML::Value << (name + ".onnx");
-  y << YAML::Key << "opset" << YAML::Value << m.opset_import(0).version();
+  y << YAML::Key << "opset" << YAML::Value << c.onnx->opset_import(0).version();
   y << YAML::Key << "emitted_dtype" << YAML::Value << "float32";
   y << YAML::Key << "quantization" << YAML::Value;
-  if (model::is_quantized(g.variant.precision())) {
-    y << YAML::BeginMap << YAML::Key << "weights" << YAML::Value << ("int" + std::to_string(model::weight_bits(g.variant.precision())))
+  if (model::is_quantized(c.precision)) {
+    y << YAML::BeginMap << YAML::Key << "weights" << YAML::Value << ("int" + std::to_string(model::weight_bits(c.precision)))
       << YAML::Key << "activations" << YAML::Value << "int16" << YAML::Key << "by" << YAML::Value
       << "the device toolchain (AI Hub quantize job or qnn-onnx-converter) from calibration/" << YAML::EndMap;
   } else {
@@ -356,23 +340,23 @@ BundleFiles write_bundle(const model::LayerGraph& g, const model::numerics::Laye
   y << YAML::Key << "outputs" << YAML::Value;
   specs(sig.outputs);
   y << YAML::Key << "calibration" << YAML::Value << YAML::BeginMap << YAML::Key << "samples" << YAML::Value
-    << static_cast<int>(steps.size()) << YAML::Key << "source" << YAML::Value
-    << "steps 0.." + std::to_string(steps.size() - 1) + " of a runtime-simulated history, seeded token inputs (seed " +
+    << static_cast<int>(c.samples.size()) << YAML::Key << "source" << YAML::Value
+    << "steps 0.." + std::to_string(c.samples.size() - 1) + " of a runtime-simulated history, seeded token inputs (seed " +
            std::to_string(opt.seed) + "); replace with real activations for a production quantization"
     << YAML::Key << "layout" << YAML::Value
     << "calibration/sample_NNN/<input>.bin raw float32, shapes in its tensors.json (QNN input_list.txt; AI Hub "
        "via numpy.fromfile)" << YAML::EndMap;
-  y << YAML::Key << "ingest" << YAML::Value << YAML::BeginMap << YAML::Key << "aihub" << YAML::Value << ingest_aihub
-    << YAML::Key << "qnn" << YAML::Value << ingest_qnn << YAML::EndMap;
+  y << YAML::Key << "ingest" << YAML::Value << YAML::BeginMap << YAML::Key << "aihub" << YAML::Value << c.ingest_aihub
+    << YAML::Key << "qnn" << YAML::Value << c.ingest_qnn << YAML::EndMap;
   y << YAML::EndMap;
   files.job = (fs::path(dir) / "job.yaml").string();
-  write_text(files.job, std::string("# layoutx device job: one layer variant, one decode step (layoutx emit).\n") + y.c_str() + "\n");
+  write_text(files.job, "# layoutx device job: " + c.what + " (layoutx emit).\n" + y.c_str() + "\n");
 
   // 4. The two ways to the device.
   std::string input_specs, calibration;
   for (const auto& t : sig.inputs) input_specs += "    \"" + t.name + "\": (" + py_shape(t.shape) + ", \"float32\"),\n";
-  for (const auto& c : files.calibration)
-    calibration += "    \"calibration/" + fs::path(c).filename().string() + "\",\n";
+  for (const auto& cal : files.calibration)
+    calibration += "    \"calibration/" + fs::path(cal).filename().string() + "\",\n";
   // The QNN SDK names its HTP libraries by architecture: v79 -> libQnnHtpV79Stub.so, hexagon-v79/.
   std::string arch_upper = opt.htp_arch;
   if (!arch_upper.empty()) arch_upper[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(arch_upper[0])));
@@ -386,8 +370,8 @@ BundleFiles write_bundle(const model::LayerGraph& g, const model::numerics::Laye
       {"HTP_ARCH", opt.htp_arch},
       {"HTP_ARCH_UPPER", arch_upper},
       {"VTCM_MB", vtcm},
-      {"PRECISION", model::to_string(g.variant.precision())},
-      {"VARIANT_KEY", g.variant.key(model::AxisScope(g.layer))},
+      {"PRECISION", model::to_string(c.precision)},
+      {"VARIANT_KEY", c.key},
       {"INPUT_SPECS", input_specs},
       {"CALIBRATION", calibration},
   };
@@ -397,10 +381,41 @@ BundleFiles write_bundle(const model::LayerGraph& g, const model::numerics::Laye
     return s;
   };
   files.aihub_script = (fs::path(dir) / "submit_aihub.py").string();
-  write_text(files.aihub_script, fill(kAihubTemplate, with_ingest(ingest_aihub)), true);
+  write_text(files.aihub_script, fill(kAihubTemplate, with_ingest(c.ingest_aihub)), true);
   files.qnn_script = (fs::path(dir) / "qnn_sdk.sh").string();
-  write_text(files.qnn_script, fill(kQnnTemplate, with_ingest(ingest_qnn)), true);
+  write_text(files.qnn_script, fill(kQnnTemplate, with_ingest(c.ingest_qnn)), true);
   return files;
+}
+
+BundleFiles write_bundle(const model::LayerGraph& g, const model::numerics::LayerWeights& weights,
+                         const std::string& dir, const BundleOptions& opt) {
+  const auto m = to_onnx(g, LayerWeightsSource(weights));
+  check_onnx(m, g);
+  BundleContent c;
+  c.name = bundle_name(g);
+  c.what = "one layer variant, one decode step";
+  c.onnx = &m;
+  c.sig = io_signature(g);
+  for (auto& step : model::numerics::step_io(g.layer, g.variant, weights, opt.calibration_samples, opt.seed)) {
+    TensorMap in, out;
+    for (auto& [n, t] : step.inputs) in[n] = Tensor{t.shape, std::move(t.data)};
+    for (auto& [n, t] : step.outputs) out[n] = Tensor{t.shape, std::move(t.data)};
+    c.samples.emplace_back(std::move(in), std::move(out));
+  }
+  c.precision = g.variant.precision();
+  const model::AxisScope scope(g.layer);
+  c.key = g.variant.key(scope);
+  c.identity = [&](YAML::Emitter& y) {
+    y << YAML::Key << "model" << YAML::Value << opt.model_name;
+    y << YAML::Key << "layer" << YAML::Value << model::to_string(g.layer.type);
+    y << YAML::Key << "ctx" << YAML::Value << g.layer.context;
+    y << YAML::Key << "cache_entries" << YAML::Value << g.layer.cache_entries;
+    y << YAML::Key << "variant_key" << YAML::Value << c.key;
+    y << YAML::Key << "preset" << YAML::Value << (g.variant.preset(scope).empty() ? "~" : g.variant.preset(scope));
+  };
+  c.ingest_aihub = ingest_command(g, opt, "profile_aihub.json");
+  c.ingest_qnn = ingest_command(g, opt, "profile_qnn.csv");
+  return write_bundle_content(c, dir, opt);
 }
 
 }  // namespace layoutx::emit

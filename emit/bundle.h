@@ -12,13 +12,23 @@
 //   qnn_sdk.sh          the same with the QNN SDK's command-line tools
 // Neither script can run here (no AI Hub account, QNN SDK or device on these machines).
 #pragma once
+#include <onnx/onnx_pb.h>
+
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "costmodel/device_spec.h"
+#include "emit/io_signature.h"
+#include "emit/tensor_files.h"
 #include "model/graph.h"
 #include "model/numerics/weights.h"
+
+namespace YAML {
+class Emitter;
+}
 
 namespace layoutx::emit {
 
@@ -70,6 +80,21 @@ std::string bundle_name(const model::LayerGraph& g);
 // `dir` (created). Throws Error naming the file that could not be written.
 BundleFiles write_bundle(const model::LayerGraph& g, const model::numerics::LayerWeights& weights,
                          const std::string& dir, const BundleOptions& opt);
+
+// What a bundle holds, whatever graph it is of: one layer (write_bundle) or a part's layers
+// (emit/part.h write_part_bundle). write_bundle_content writes it into `dir` (created).
+struct BundleContent {
+  std::string name;                     // the file stem: <name>.onnx
+  std::string what;                     // job.yaml's first line: "one layer variant, one decode step"
+  const onnx::ModelProto* onnx = nullptr;  // checked (checker, shape inference) by its maker
+  IoSignature sig;
+  std::vector<std::pair<TensorMap, TensorMap>> samples;  // calibration: each step's inputs and expected outputs
+  model::Precision precision = model::Precision::kFp16;
+  std::string key;                      // the scripts' VARIANT_KEY: what was emitted
+  std::function<void(YAML::Emitter&)> identity;  // job.yaml's keys between `schema` and `precision`
+  std::string ingest_aihub, ingest_qnn; // what to run when a profile comes back (job.yaml, the scripts)
+};
+BundleFiles write_bundle_content(const BundleContent& c, const std::string& dir, const BundleOptions& opt);
 
 // The `layoutx ingest` command line for a profile that came back for this bundle.
 std::string ingest_command(const model::LayerGraph& g, const BundleOptions& opt, const std::string& profile_file);

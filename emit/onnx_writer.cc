@@ -323,6 +323,11 @@ onnx::ModelProto to_onnx(const model::LayerGraph& g, const WeightSource& weights
 }
 
 void check_onnx(const onnx::ModelProto& m, const model::LayerGraph& g) {
+  check_joined_onnx(m, {&g}, [](size_t, const std::string& name) { return name; });
+}
+
+void check_joined_onnx(const onnx::ModelProto& m, const std::vector<const model::LayerGraph*>& graphs,
+                       const std::function<std::string(size_t, const std::string&)>& name_of) {
   try {
     onnx::checker::check_model(m);
   } catch (const std::exception& e) {
@@ -345,16 +350,19 @@ void check_onnx(const onnx::ModelProto& m, const model::LayerGraph& g) {
   for (const auto& vi : inferred.graph().value_info()) collect(vi);
   for (const auto& vi : inferred.graph().output()) collect(vi);
   ErrorList errors;
-  for (Vertex v : g.topological_order()) {
-    const auto& n = g.op(v);
-    if (n.kind == OpKind::kInput || n.kind == OpKind::kWeight || n.kind == OpKind::kConstant) continue;
-    std::string nm = n.kind == OpKind::kOutput ? model::role_name(n.role) : n.name;
-    auto it = inferred_shapes.find(nm);
-    if (it == inferred_shapes.end()) {
-      errors.add("onnx shape inference: no shape inferred for '" + nm + "'");
-    } else if (it->second != n.shape) {
-      errors.add("onnx shape inference: '" + nm + "' is " + model::to_string(it->second) + ", layoutx says " +
-                 model::to_string(n.shape));
+  for (size_t i = 0; i < graphs.size(); ++i) {
+    const model::LayerGraph& g = *graphs[i];
+    for (Vertex v : g.topological_order()) {
+      const auto& n = g.op(v);
+      if (n.kind == OpKind::kInput || n.kind == OpKind::kWeight || n.kind == OpKind::kConstant) continue;
+      const std::string nm = name_of(i, n.kind == OpKind::kOutput ? model::role_name(n.role) : n.name);
+      auto it = inferred_shapes.find(nm);
+      if (it == inferred_shapes.end()) {
+        errors.add("onnx shape inference: no shape inferred for '" + nm + "'");
+      } else if (it->second != n.shape) {
+        errors.add("onnx shape inference: '" + nm + "' is " + model::to_string(it->second) + ", layoutx says " +
+                   model::to_string(n.shape));
+      }
     }
   }
   errors.throw_if_any();

@@ -22,8 +22,10 @@
 #pragma once
 #include <onnx/onnx_pb.h>
 
+#include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "emit/weights.h"
 #include "model/graph.h"
@@ -50,6 +52,10 @@ onnx::ModelProto to_onnx(const model::LayerGraph& g, const WeightSource& weights
 // Runs onnx::checker::check_model and strict shape inference, then checks that every graph
 // output's inferred shape equals the layoutx shape. Throws Error with the checker's message.
 void check_onnx(const onnx::ModelProto& m, const model::LayerGraph& g);
+// The same for a model joined from several layer graphs (a part, emit/part.h): the checker and
+// shape inference once, then each graph's tensors under name_of(graph index, its own name).
+void check_joined_onnx(const onnx::ModelProto& m, const std::vector<const model::LayerGraph*>& graphs,
+                       const std::function<std::string(size_t, const std::string&)>& name_of);
 
 // Serializes to a file; throws Error naming the path on failure.
 void write_onnx(const onnx::ModelProto& m, const std::string& path);
