@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/emit_parts.h"
 #include "cli/flag_checks.h"
 #include "cli/layer_options.h"
 #include "cli/output_flags.h"
@@ -49,6 +50,8 @@ struct EmitArgs {
   int calibration = 8;
   int validate = 0;         // ORT vs executor steps; 0: no validation
   bool sweep = false;       // validate every meaningful variant of the layer type, no bundles
+  bool parts = false;       // --parts: the --select file's parts (a whole-model layout), a bundle each
+  std::string part;         // --part NAME: one of them
   bool json = false;
 };
 
@@ -296,11 +299,24 @@ void add_emit_verb(CLI::App& app) {
       ->check(integer_in(1, 4096));
   sub->add_option("--validate", a->validate, "run N steps in ONNX Runtime and compare with the executor")
       ->check(integer_in(0, 100000));
+  sub->add_flag("--parts", a->parts,
+                "with --select of a whole-model layout (propose --out): each part's layers as one graph, a bundle "
+                "each");
+  sub->add_option("--part", a->part, "with --parts: that part alone (layers_<first>_<last>, as --parts names them)");
   sub->add_flag("--sweep", a->sweep,
                 "validate every meaningful variant of the layer type (at --precision) in ONNX Runtime; no bundles");
   sub->callback([a, sub] {
     a->json = json_requested(*sub);  // the one --json (cli/json_flag.h)
     a->weights.check();  // flags that need another, before any work
+    if (!a->part.empty() && !a->parts) throw Error("--part " + a->part + ": needs --parts");
+    if (a->parts) {
+      if (a->select.empty())
+        throw Error("--parts: give the whole-model layout with --select FILE (propose --out writes one)");
+      for (const char* flag : {"--layer", "--layer-index", "--sweep", "--ctx", "--layout", "--set", "--precision"})
+        if (sub->count(flag) > 0)
+          throw Error(std::string("--parts: ") + flag + " does not apply: the layout file gives every part's layers, "
+                      "their layouts and the context");
+    }
     // Before any work: the folder is staged beside --out and renamed into place when complete.
     // --sweep keeps nothing: its staging folder is scratch, never published.
     StagedFolder folder(a->out, a->force || a->sweep, "--out");
@@ -310,6 +326,15 @@ void add_emit_verb(CLI::App& app) {
     }
     // 0. The target device (its identity: AI Hub name, HTP arch, VTCM) before any work.
     const emit::BundleOptions target = emit::device_bundle_options(costmodel::load_device_named(a->device));
+    if (a->parts) {
+      PartsRequest r{a->select, model::load_model(a->layer.model), &a->weights, a->seed, a->calibration, a->validate,
+                     a->part};
+      EmittedParts e = emit_parts(r, target, folder.path());
+      folder.publish();
+      for (auto& p : e.parts) rebase(p.files, folder.path(), a->out);
+      print_parts(e, a->json);
+      return;
+    }
     std::vector<Emitted> done;
     // 1. Which variants: the flags' one, or each layer type's default in the layout file.
     const std::vector<Job> jobs = jobs_of(*a, folder.path());

@@ -235,7 +235,9 @@ void check_bundle_sizes(const std::vector<BundleSize>& sizes, const std::string&
   throw Error("the bundle" + std::string(sizes.size() > 1 ? "s" : "") + " would take " + gb(total) + " (" +
               std::to_string(samples) + " calibration samples of " + gb(per_sample) + " each, the ONNX " + gb(onnx) +
               "), above the cap of " + gb(kMaxBundleBytes) + " (README, \"Limits\"); " +
-              (fit >= 1 && !samples_flag.empty()
+              (onnx >= kMaxBundleBytes
+                   ? std::string("the float32 weights alone are over it: emit fewer layers at a time")
+                   : fit >= 1 && !samples_flag.empty()
                    ? "give " + samples_flag + " " + std::to_string(fit) + " or fewer, or a shorter context"
                    : "give a shorter context"));
 }

@@ -9,6 +9,7 @@
 #include "emit/onnx_writer.h"
 #include "emit/ort_runner.h"
 #include "emit/weights.h"
+#include "model/builder.h"
 #include "model/design_space.h"
 #include "model/numerics/runtime.h"
 #include "support/atomic_file.h"
@@ -49,6 +50,34 @@ double snr_db(double signal, double noise) {
 }
 
 }  // namespace
+
+std::string part_name(const std::vector<int>& layers) {
+  return layers.empty() ? "layers_none" : "layers_" + std::to_string(layers.front()) + "_" + std::to_string(layers.back());
+}
+
+Part model_part(const model::ModelSpec& m, int ctx, const std::vector<int>& layers,
+                const std::map<model::LayerType, model::Variant>& variants,
+                const std::function<model::numerics::LayerWeights(int, const model::LayerSpec&)>& weights) {
+  Part p;
+  if (layers.empty()) throw Error("a part needs at least one layer");
+  p.name = part_name(layers);
+  for (int i : layers) {
+    if (i < 0 || i >= m.num_layers())
+      throw Error(p.name + ": " + m.name + " has no layer " + std::to_string(i));
+    const model::LayerType type = m.layer_types[static_cast<size_t>(i)];
+    auto v = variants.find(type);
+    if (v == variants.end())
+      throw Error(p.name + ": no " + model::to_string(type) + " layout for layer " + std::to_string(i));
+    const model::LayerSpec L = m.layer(type, ctx);
+    PartLayer l;
+    l.index = i;
+    l.graph = std::make_unique<model::LayerGraph>(model::build_layer_graph(L, v->second));
+    if (weights) l.weights = weights(i, L);
+    p.layers.push_back(std::move(l));
+  }
+  check_part(p);
+  return p;
+}
 
 void check_part(const Part& p) {
   if (p.layers.empty()) throw Error(p.name + ": a part needs at least one layer");

@@ -16,6 +16,8 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -26,6 +28,7 @@
 #include "emit/tensor_files.h"
 #include "emit/validate.h"
 #include "model/graph.h"
+#include "model/model_spec.h"
 #include "model/numerics/weights.h"
 
 namespace layoutx::emit {
@@ -40,6 +43,16 @@ struct Part {
   std::string name;               // e.g. "part_00"
   std::vector<PartLayer> layers;  // ascending, consecutive decoder layers
 };
+
+// The part of `m` made of decoder layers `layers` (consecutive, ascending) at context `ctx`, each
+// built at its type's variant; weights(index, layer) gives each layer's weights (nullptr: none,
+// for sizing). Named part_name(layers). Throws Error naming a type without a variant.
+Part model_part(const model::ModelSpec& m, int ctx, const std::vector<int>& layers,
+                const std::map<model::LayerType, model::Variant>& variants,
+                const std::function<model::numerics::LayerWeights(int, const model::LayerSpec&)>& weights);
+
+// A part's name by its layers: "layers_<first>_<last>".
+std::string part_name(const std::vector<int>& layers);
 
 // Checks that `p` can be one graph: at least one layer, one hidden width, and the layers of one
 // type built alike (they share the mask and rotary tables). Throws Error naming the layer.
