@@ -326,6 +326,53 @@ class DecodeLayer(nn.Module):
                           opset_version=17)
 
 
+class Part(nn.Module):
+    """Consecutive decoder layers as one graph: a part (context binary) of a whole-model layout
+    (``layoutx propose``), with the I/O signature ``layoutx emit --parts`` gives it (emit/part.h):
+    hidden_in -> hidden_out through every layer inside; each layer i's caches as
+    ``layer<i>_k_cache``/``layer<i>_v_cache`` in and ``layer<i>_k_out``/``layer<i>_v_out`` out;
+    the layers of one type share ``<type>_mask`` (and ``<type>_rope_cos``/``_rope_sin``).
+    ``layers``: [(decoder layer index, DecodeLayer)], ascending and consecutive."""
+
+    def __init__(self, layers):
+        super().__init__()
+        self.indices = [i for i, _ in layers]
+        if self.indices != list(range(self.indices[0], self.indices[0] + len(self.indices))):
+            raise layoutx.Error(f"layoutx.torch.Part: layers {self.indices} are not consecutive")
+        self.decoders = nn.ModuleList([m for _, m in layers])
+
+    def input_names(self):
+        """The part's inputs in the order layoutx emits them: hidden_in, then per layer its
+        caches and, at the first layer of its type, the type's mask and rotary tables."""
+        names, seen = ["hidden_in"], set()
+        for i, m in zip(self.indices, self.decoders):
+            names += [f"layer{i}_k_cache", f"layer{i}_v_cache"]
+            t = m.config.layer
+            if t not in seen:
+                seen.add(t)
+                names += [f"{t}_{n}" for n in m.input_names()[3:]]
+        return names
+
+    def output_names(self):
+        return [f"layer{i}_{n}" for i in self.indices for n in ("k_out", "v_out")] + ["hidden_out"]
+
+    def forward(self, *inputs):
+        x = dict(zip(self.input_names(), inputs))
+        h, kv = x["hidden_in"], []
+        for i, m in zip(self.indices, self.decoders):
+            t = m.config.layer
+            shared = [x[f"{t}_{n}"] for n in m.input_names()[3:]]
+            h, k, v = m(h, x[f"layer{i}_k_cache"], x[f"layer{i}_v_cache"], *shared)
+            kv += [k, v]
+        return (*kv, h)
+
+    def export_onnx(self, path, feeds):
+        """torch.onnx.export under the part's names, opset 17; ``feeds``: {input name: array}."""
+        example = tuple(torch.as_tensor(feeds[n], dtype=torch.float32) for n in self.input_names())
+        torch.onnx.export(self, example, path, input_names=self.input_names(), output_names=self.output_names(),
+                          opset_version=17)
+
+
 class Runtime:
     """The cache around one layer over a token history, as the device runtime keeps it.
 
