@@ -2,9 +2,7 @@
 // same precision and contexts), ranked by their expected value under the cost model's belief,
 // with the device job bundles of the top N written into one folder.
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "cli/choice_output.h"
 #include "cli/measurement_words.h"
@@ -16,13 +14,11 @@
 #include "cli/json_flag.h"
 #include "cli/verbs.h"
 #include "costmodel/measurements.h"
-#include "emit/bundle.h"
+#include "emit/plan_bundles.h"
 #include "explorer/measurement_plan.h"
 #include "explorer/open_decisions.h"
-#include "explorer/plan_file.h"
 #include "model/builder.h"
 #include "model/model_loader.h"
-#include "model/numerics/weights.h"
 #include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/json_writer.h"
@@ -42,13 +38,6 @@ struct NextArgs {
   bool force = false;  // --force: replace a non-empty --out folder
   uint64_t seed = 1;
   bool json = false;
-};
-
-// What one planned measurement became in the folder.
-struct Written {
-  std::string dir;     // relative to the plan folder
-  std::string submit;  // the command that runs it
-  std::string ingest;  // what to do with what comes back
 };
 
 // Which of the device's hypotheses a measurement would tell apart: the two kept hypotheses whose
@@ -78,57 +67,6 @@ std::string hypotheses_told_apart(const costmodel::Predictor& pr, const PlannedM
 }
 
 
-std::string slug(const PlannedMeasurement& m, size_t rank) {
-  char n[24];
-  std::snprintf(n, sizeof n, "%02zu", rank + 1);
-  std::string name = model_name(m.variant, m.layer);
-  for (char& c : name)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return std::string(n) + "-" + to_string(m.kind) + "-" + model::to_string(m.layer.type) + "-" + name;
-}
-
-// Writes the top measurements' bundles, plan.yaml (explorer/plan_file.h) and submit_all.sh into `staging`.
-std::vector<Written> write_plan(const fs::path& staging, const std::vector<PlannedMeasurement>& top,
-                                const std::vector<std::string>& told, const model::ModelSpec& m,
-                                const costmodel::Predictor& pr, const emit::BundleOptions& target, uint64_t seed) {
-  std::vector<Written> done;
-  // What the bundles take on disk (8 calibration samples each): above the cap, nothing is written.
-  std::vector<emit::BundleSize> sizes;
-  for (const auto& t : top)
-    sizes.push_back(emit::bundle_size(model::build_layer_graph(t.layer, t.variant), target.calibration_samples));
-  emit::check_bundle_sizes(sizes, "");
-  std::ostringstream submit;
-  explorer::PlanFile plan{m.name, pr.device(), pr.calibration_id(), {}};
-  submit << "#!/usr/bin/env bash\n# Submits every job of plan.yaml through Qualcomm AI Hub (needs qai_hub and an account).\n"
-         << "# After each, run the line plan.yaml gives under `ingest`.\nset -euo pipefail\ncd \"$(dirname \"$0\")\"\n";
-  for (size_t i = 0; i < top.size(); ++i) {
-    const auto& t = top[i];
-    Written w;
-    w.dir = slug(t, i);
-    const model::LayerGraph g = model::build_layer_graph(t.layer, t.variant);
-    emit::BundleOptions opt = target;
-    opt.model_name = m.name;
-    opt.seed = seed;
-    opt.weights_description = "seeded: " + std::to_string(seed);
-    emit::write_bundle(g, model::numerics::seeded_weights(t.layer, seed), (staging / w.dir).string(), opt);
-    // A timing and an op-level profile run the same profile job: AI Hub's profile JSON carries the
-    // per-op execution_detail, and `ingest` stores its op rows beside the layer time.
-    const bool profile = t.kind != PlannedMeasurement::Kind::kCompileOnly;
-    w.submit = "python3 " + w.dir + "/submit_aihub.py" + (profile ? "" : " --compile-only");
-    w.ingest = profile ? "cd " + w.dir + " && " + emit::ingest_command(g, opt, "profile_aihub.json")
-                       : "add the outcome (ok, or fail with the converter's exit code) as a record of the form to "
-                         "configs/rules/qnn-htp.yaml";
-    submit << "echo '== " << w.dir << "'\n" << w.submit << "\n";
-    plan.measurements.push_back({&t, settles(t) + told[i], w.dir, w.submit, w.ingest});
-    done.push_back(std::move(w));
-  }
-  write_file_atomically(staging / "plan.yaml", explorer::plan_file_yaml(plan));
-  write_file_atomically(staging / "submit_all.sh", submit.str());
-  fs::permissions(staging / "submit_all.sh", fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
-                  fs::perm_options::add);
-  return done;
-}
-
 // What next planned, for printing.
 struct Planned {
   const model::ModelSpec& model;
@@ -136,7 +74,7 @@ struct Planned {
   const std::vector<PlannedMeasurement>& plan;  // every candidate, most valuable first
   const std::vector<PlannedMeasurement>& top;   // the first --budget
   const std::vector<std::string>& told;         // per top measurement: the hypotheses it tells apart
-  const std::vector<Written>& written;          // with --out: each top measurement's bundle
+  const std::vector<emit::WrittenBundle>& written;          // with --out: each top measurement's bundle
   bool folder;                                  // --out was given (and written)
 };
 
@@ -235,9 +173,13 @@ void add_next_verb(CLI::App& app) {
     std::vector<std::string> told;  // per top measurement: the hypotheses it tells apart, if any
     for (const auto& t : top) told.push_back(hypotheses_told_apart(*predictor, t));
     // 4. The bundles, built in a staging folder and published whole.
-    std::vector<Written> written;
+    std::vector<emit::WrittenBundle> written;
     if (folder) {
-      written = write_plan(folder->path(), top, told, m, *predictor, emit::device_bundle_options(args->question.predictor.spec), args->seed);
+      std::vector<emit::PlanBundleEntry> entries;
+      for (size_t i = 0; i < top.size(); ++i)
+        entries.push_back({&top[i], model_name(top[i].variant, top[i].layer), settles(top[i]) + told[i]});
+      written = emit::write_plan_bundles(folder->path(), entries, m, predictor->device(), predictor->calibration_id(),
+                                         emit::device_bundle_options(args->question.predictor.spec), args->seed);
       folder->publish();
     }
     // 5. Print.

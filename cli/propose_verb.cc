@@ -1,6 +1,8 @@
 // layoutx propose: the whole-model layout to ship (explorer/proposal.h), beside the team's default
 // and the best one made of forms known to compile; which axes carry the gain; every part.
+#include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "cli/choice_output.h"
 #include "cli/fidelity_options.h"
@@ -11,10 +13,12 @@
 #include "cli/question_flags.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
+#include "emit/plan_bundles.h"
 #include "explorer/layout_file.h"
 #include "explorer/open_decisions.h"
 #include "explorer/proposal.h"
 #include "model/design_space.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/output_target.h"
 
@@ -30,6 +34,9 @@ struct ProposeArgs {
   std::string scope = "runner";
   std::string out;  // --out: the whole-model layout file
   int settle = 3;   // --settle: next's most valuable measurements of the proposal's layer choices
+  std::string settle_out;  // --settle-out: their job bundles, plan.yaml and submit_all.sh
+  bool force = false;      // --force: replace a non-empty --settle-out folder
+  std::vector<std::string> settle_dirs;  // with --settle-out: each one's bundle folder, as written
   bool json = false;
 };
 
@@ -147,6 +154,8 @@ void print_json(const ProposeArgs& a, const explorer::Proposal& r, const model::
     w.field("value_ms_per_step", t.value_ms);
     w.field("p_choice_changes", t.p_choice_changes);
     w.field("settles", settles(t));
+    const size_t i = static_cast<size_t>(&t - settle.data());
+    if (i < a.settle_dirs.size()) w.field("bundle", a.settle_dirs[i]);
     w.end_object();
   }
   w.end_array();
@@ -209,13 +218,19 @@ void print_text(const ProposeArgs& a, const explorer::Proposal& r, const model::
   for (const auto& n : s.notes) std::cout << "note: " << n << "\n";
   if (!settle.empty()) {
     std::cout << "\nthe measurements that would most change the proposal's layer choices (next's ranking; "
-                 "`layoutx next --out DIR` writes their job bundles):\n";
+              << (a.settle_dirs.empty() ? "--settle-out DIR writes their job bundles" : "bundles in " + a.settle_out)
+              << "):\n";
     Table n({"#", "kind", "layer", "variant", "predicted ms", "value ms/step", "P(change)", "settles"});
     for (size_t i = 0; i < settle.size(); ++i)
       n.add({std::to_string(i + 1), explorer::to_string(settle[i].kind), model::to_string(settle[i].layer.type),
              model_name(settle[i].variant, settle[i].layer), fmt(settle[i].predicted_ms), fmt(settle[i].value_ms, 4),
              fmt(settle[i].p_choice_changes, 2), settles(settle[i])});
     n.print(std::cout);
+  }
+  if (!a.settle_dirs.empty()) {
+    std::cout << "wrote " << a.settle_out << "/: plan.yaml, submit_all.sh";
+    for (const auto& d : a.settle_dirs) std::cout << ", " << std::filesystem::path(d).filename().string() << "/";
+    std::cout << "\n";
   }
   if (!a.out.empty()) std::cout << "wrote " << a.out << " (the whole-model layout file: `layoutx step --layout-file` prices it back)\n";
   std::cout << "not priced: what a part boundary costs beyond its call (the hidden state's conversion at merged "
@@ -239,6 +254,10 @@ void add_propose_verb(CLI::App& app) {
   sub->add_option("--settle", args->settle,
                   "list next's N most valuable measurements of the proposal's layer choices (0: none; they take seconds)")
       ->check(CLI::Range(0, 50));
+  sub->add_option("--settle-out", args->settle_out,
+                  "write those measurements' job bundles, plan.yaml and submit_all.sh here (a new or empty folder)")
+      ->check(output_folder());
+  add_force_flag(*sub, args->force, "--settle-out");
   sub->add_option("--scope", args->scope, "what a step's time includes: runner (end to end) or graphs (execution only)")
       ->check(CLI::IsMember({"runner", "graphs"}));
   sub->callback([args, sub] {
@@ -248,6 +267,10 @@ void add_propose_verb(CLI::App& app) {
     const model::Precision p = q.layers_precision();
     q.check_contexts(m);
     if (!args->out.empty()) check_file_target(args->out, "--out");  // before any work
+    if (!args->settle_out.empty() && args->settle == 0)
+      throw Error("--settle-out " + args->settle_out + ": --settle 0 plans no measurements to bundle");
+    std::optional<StagedFolder> folder;
+    if (!args->settle_out.empty()) folder.emplace(args->settle_out, args->force, "--settle-out");
     auto predictor = args->question.predictor.load();
     auto fidelity = args->fidelity.load();
     explorer::Evaluator ev(*predictor, fidelity.get());
@@ -258,12 +281,21 @@ void add_propose_verb(CLI::App& app) {
     o.kv_update = explorer::parse_kv_update(args->kv_update, "--kv-update");
     o.scope = explorer::parse_step_scope(args->scope, "--scope");
     const explorer::Proposal r = explorer::propose(ev, m, q.ctx, p, o, args->question.predictor.spec.runtime);
+    const auto settle = settling(*args, r, m, *predictor);
+    if (folder) {  // the bundles first: a failure leaves neither them nor the layout file
+      std::vector<emit::PlanBundleEntry> entries;
+      for (const auto& t : settle) entries.push_back({&t, model_name(t.variant, t.layer), settles(t)});
+      for (const auto& w : emit::write_plan_bundles(folder->path(), entries, m, predictor->device(),
+                                                    predictor->calibration_id(),
+                                                    emit::device_bundle_options(args->question.predictor.spec), 1))
+        args->settle_dirs.push_back((std::filesystem::path(args->settle_out) / w.dir).string());
+    }
     if (!args->out.empty()) {
       explorer::LayoutFile f = explorer::make_layout_file(ev, m, q.ctx, r.layout.layers, o.policy.allow_untested);
       f.whole_model = explorer::model_record(r.layout, r.step);
       explorer::write_layout_file(f, args->out);
     }
-    const auto settle = settling(*args, r, m, *predictor);
+    if (folder) folder->publish();
     if (args->json) print_json(*args, r, m, p, *predictor, settle);
     else print_text(*args, r, m, p, *predictor, settle);
   });

@@ -1,5 +1,6 @@
-// emit --parts: a proposal's parts (propose --out) emitted as one graph each, with their bundles,
-// and what it refuses. The parts' numerics in ONNX Runtime are tests/emit/part_test.cc's.
+// What propose's results become on disk: its parts (propose --out, then emit --parts) as one graph
+// each with their bundles, and the bundles of the measurements that would settle it
+// (propose --settle-out); and what they refuse. The parts' numerics in ONNX Runtime are tests/emit/part_test.cc's.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -75,6 +76,26 @@ TEST(Cli, EmitPartsRefusesWhatItCannotWriteBeforeWritingAnything) {
   EXPECT_EQ(big.status, 2);
   EXPECT_TRUE(has(big.out, "emit one part at a time with --part NAME")) << big.out;
   EXPECT_FALSE(std::filesystem::exists(tmp / "d"));
+}
+
+TEST(Cli, ProposeWritesTheBundlesOfTheMeasurementsThatWouldSettleIt) {
+  layoutx::test::TempDir tmp("propose-settle");
+  const std::string model = std::string(LAYOUTX_TEST_DIR) + "/emit/fixtures/small-hybrid.yaml";
+  const std::string dir = tmp / "settle";
+  Result r = layoutx("propose --model " + model + " --precision w4a16 --ctx 32 --no-fidelity --settle 2 --json "
+                     "--settle-out " + dir);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "\"bundle\": \"" + dir + "/01-")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"bundle\": \"" + dir + "/02-")) << r.out;
+  const std::string plan = read(std::filesystem::path(dir) / "plan.yaml");
+  EXPECT_TRUE(has(plan, "rank: 2")) << plan;
+  EXPECT_FALSE(has(plan, "rank: 3")) << plan;
+  EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(dir) / "submit_all.sh"));
+  Result none = layoutx("propose --model " + model + " --ctx 32 --no-fidelity --settle 0 --settle-out " +
+                        (tmp / "none"));
+  EXPECT_EQ(none.status, 2) << none.out;
+  EXPECT_TRUE(has(none.out, "--settle 0 plans no measurements to bundle")) << none.out;
+  EXPECT_FALSE(std::filesystem::exists(tmp / "none"));
 }
 
 }  // namespace
