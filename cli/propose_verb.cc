@@ -40,6 +40,11 @@ struct ProposeArgs {
   bool json = false;
 };
 
+// The device's timings of each layout's layer graphs, where every type's graph was timed.
+struct Measured {
+  std::optional<explorer::MeasuredLayers> proposal, baseline, known_good;
+};
+
 // next's ranking of the measurements that would most change the proposal's layer choices.
 std::vector<explorer::PlannedMeasurement> settling(ProposeArgs& a, const explorer::Proposal& r, const model::ModelSpec& m,
                                                    const costmodel::Predictor& predictor) {
@@ -52,7 +57,7 @@ std::vector<explorer::PlannedMeasurement> settling(ProposeArgs& a, const explore
 }
 
 void write_step_json(JsonWriter& w, const char* key, const explorer::ModelLayout& l, const explorer::ModelStep& s,
-                     const model::ModelSpec& m) {
+                     const std::optional<explorer::MeasuredLayers>& measured, const model::ModelSpec& m) {
   const model::AxisScope scope(m);
   w.key(key).begin_object();
   w.field("ms_per_token", s.ms);
@@ -71,6 +76,15 @@ void write_step_json(JsonWriter& w, const char* key, const explorer::ModelLayout
   w.field("wakeup_ms", s.wakeup_ms);
   w.end_object();
   w.field("execute_ms", s.execute_ms);
+  if (measured) {  // the device's sum of the same layer graphs, beside their prediction
+    w.key("measured_layers").begin_object();
+    w.field("ms", measured->measured_ms);
+    w.field("predicted_ms", measured->predicted_ms);
+    w.key("terms").begin_array();
+    for (const auto& t : measured->terms) w.value(t);
+    w.end_array();
+    w.end_object();
+  }
   w.key("layouts").begin_object();
   for (const auto& [t, v] : l.layers) w.field(model::to_string(t), v.key(scope));
   w.end_object();
@@ -102,7 +116,8 @@ void write_step_json(JsonWriter& w, const char* key, const explorer::ModelLayout
   w.end_object();
 }
 
-void print_json(const ProposeArgs& a, const explorer::Proposal& r, const model::ModelSpec& m, model::Precision p,
+void print_json(const ProposeArgs& a, const explorer::Proposal& r, const Measured& measured, const model::ModelSpec& m,
+                model::Precision p,
                 const costmodel::Predictor& predictor, const std::vector<explorer::PlannedMeasurement>& settle) {
   JsonWriter w(std::cout);
   w.begin_object();
@@ -111,9 +126,9 @@ void print_json(const ProposeArgs& a, const explorer::Proposal& r, const model::
   w.field("ctx", r.ctx);
   a.question.predictor.write_json_identity(w, predictor);
   w.field("scope", explorer::to_string(r.layout.scope));
-  write_step_json(w, "proposal", r.layout, r.step, m);
-  write_step_json(w, "baseline", r.baseline_layout, r.baseline, m);
-  write_step_json(w, "known_good", r.known_good_layout, r.known_good, m);
+  write_step_json(w, "proposal", r.layout, r.step, measured.proposal, m);
+  write_step_json(w, "baseline", r.baseline_layout, r.baseline, measured.baseline, m);
+  write_step_json(w, "known_good", r.known_good_layout, r.known_good, measured.known_good, m);
   w.field("known_good_differs", r.known_good_differs);
   w.field("speedup_vs_baseline", r.step.ms > 0 ? r.baseline.ms / r.step.ms : 0.0);
   w.key("gain_by_axis").begin_array();
@@ -164,7 +179,8 @@ void print_json(const ProposeArgs& a, const explorer::Proposal& r, const model::
 
 std::string interval(double lo, double hi, int decimals) { return "[" + fmt(lo, decimals) + ", " + fmt(hi, decimals) + "]"; }
 
-void print_text(const ProposeArgs& a, const explorer::Proposal& r, const model::ModelSpec& m, model::Precision p,
+void print_text(const ProposeArgs& a, const explorer::Proposal& r, const Measured& measured, const model::ModelSpec& m,
+                model::Precision p,
                 const costmodel::Predictor& predictor, const std::vector<explorer::PlannedMeasurement>& settle) {
   std::cout << "layoutx propose: " << m.name << " at " << model::to_string(p) << ", ctx " << r.ctx << " on "
             << predictor.device() << " (calibration " << predictor.calibration_id() << ", " << a.question.predictor.source
@@ -181,6 +197,17 @@ void print_text(const ProposeArgs& a, const explorer::Proposal& r, const model::
   t.print(std::cout);
   std::cout << "speed-up over the team default: " << fmt(r.baseline.ms / r.step.ms, 2) << "x (bounds summed as fully "
             << "correlated; the host terms carry their [low, high] priors)\n";
+  // The device's own sums where it timed every layer graph of a layout (graphs only, one a call).
+  auto timed = [&](const char* name, const std::optional<explorer::MeasuredLayers>& x) {
+    if (!x) return;
+    std::cout << name << "'s layer graphs as the device timed them: " << fmt(x->measured_ms, 2) << " ms (";
+    for (size_t i = 0; i < x->terms.size(); ++i) std::cout << (i ? " + " : "") << x->terms[i];
+    std::cout << "), predicted " << fmt(x->predicted_ms, 2) << " ms for the same graphs (in sample: the calibration "
+              << "was fitted to these timings)\n";
+  };
+  timed("the team default", measured.baseline);
+  timed("the proposal", measured.proposal);
+  if (!measured.proposal) std::cout << "the proposal's layer graphs: not all timed on the device\n";
   if (!r.gains.empty()) {
     std::cout << "\ngain by axis (from the team default, one axis at a time in this order):\n";
     Table g({"axis", "from", "to", "ms/token"});
@@ -296,8 +323,12 @@ void add_propose_verb(CLI::App& app) {
       explorer::write_layout_file(f, args->out);
     }
     if (folder) folder->publish();
-    if (args->json) print_json(*args, r, m, p, *predictor, settle);
-    else print_text(*args, r, m, p, *predictor, settle);
+    const auto& timings = args->question.predictor.device_timings();
+    const Measured measured{explorer::measured_layers(ev, m, q.ctx, r.layout.layers, timings),
+                            explorer::measured_layers(ev, m, q.ctx, r.baseline_layout.layers, timings),
+                            explorer::measured_layers(ev, m, q.ctx, r.known_good_layout.layers, timings)};
+    if (args->json) print_json(*args, r, measured, m, p, *predictor, settle);
+    else print_text(*args, r, measured, m, p, *predictor, settle);
   });
 }
 

@@ -1,5 +1,8 @@
 #include "explorer/proposal.h"
 
+#include <cstdio>
+
+#include "explorer/open_decisions.h"
 #include "model/design_space.h"
 #include "support/error.h"
 
@@ -153,6 +156,31 @@ Proposal propose(Evaluator& ev, const model::ModelSpec& m, int ctx, model::Preci
   if (at.layers_per_part != out.layout.layers_per_part || at.embed_in_first != out.layout.embed_in_first ||
       at.head_in_last != out.layout.head_in_last) {
     out.gains.push_back({"parts", parts_text(at, out.baseline), parts_text(out.layout, out.step), out.step.ms - before});
+  }
+  return out;
+}
+
+std::optional<MeasuredLayers> measured_layers(Evaluator& ev, const model::ModelSpec& m, int ctx, const Assignment& layers,
+                                              const std::vector<costmodel::MeasurementRecord>& records) {
+  MeasuredLayers out;
+  for (const auto& [type, v] : layers) {
+    const model::LayerSpec L = m.layer(type, ctx);
+    const std::string key = graph_key(L, v);
+    double sum = 0;
+    int n = 0;
+    for (const auto& r : records)
+      if (auto k = timed_graph_key(r, m); k && *k == key) {
+        sum += r.ms;
+        ++n;
+      }
+    const Evaluation& e = ev.evaluate(L, v);
+    if (n == 0 || e.status != EvalStatus::kOk) return std::nullopt;
+    const int count = m.count(type);
+    char term[96];
+    std::snprintf(term, sizeof term, "%d x %.3f ms %s", count, sum / n, model::to_string(type));
+    out.terms.push_back(term);
+    out.measured_ms += count * sum / n;
+    out.predicted_ms += count * e.prediction.latency_ms;
   }
   return out;
 }

@@ -61,6 +61,18 @@ std::vector<Decision> proposal_decisions(const Proposal& p, const model::ModelSp
 // in graphs of their own, the KV written in place.
 ModelLayout team_default(const model::ModelSpec& m, model::Precision p, const ProposalOptions& o);
 
+// A layout's layer graphs as the device timed them: each layer type's graph at `ctx` matched by
+// graph key to the layer timings in `records` (their mean when timed more than once), times the
+// model's layers of that type, beside the prediction of the same graphs. The graphs only: no
+// per-call, host or LM head term (the device's sums, as the team composed its step). nullopt when
+// some type's graph was never timed.
+struct MeasuredLayers {
+  double measured_ms = 0, predicted_ms = 0;
+  std::vector<std::string> terms;  // "21 x 0.838 ms sliding", one per layer type
+};
+std::optional<MeasuredLayers> measured_layers(Evaluator& ev, const model::ModelSpec& m, int ctx, const Assignment& layers,
+                                              const std::vector<costmodel::MeasurementRecord>& records);
+
 // Throws Error when no partition stays within the device's limits (the message of the last
 // refusal), or when `o.layers_per_part` breaks one.
 Proposal propose(Evaluator& ev, const model::ModelSpec& m, int ctx, model::Precision p, const ProposalOptions& o,

@@ -82,6 +82,10 @@ TEST(Cli, ProposeComparesTheProposalWithTheTeamsDefaultAndRefusesWhatCannotBeBui
   const size_t base = r.out.find("\"baseline\": {");
   ASSERT_NE(base, std::string::npos);
   EXPECT_TRUE(has(r.out.substr(base, r.out.find("\"known_good\": {") - base), "\"layers_per_part\": 1,")) << r.out;
+  // The team default's layer graphs were all timed on the device (ring sliding, key-join full at
+  // w4a16): their measured sum is given beside the prediction of the same graphs.
+  EXPECT_TRUE(has(r.out.substr(base, r.out.find("\"known_good\": {") - base), "\"measured_layers\": {")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"21 x 0.838 ms sliding\"")) << r.out;
   Result t = layoutx("propose --precision w4a16 --ctx 4096 --no-fidelity --settle 0");
   ASSERT_EQ(t.status, 0) << t.out;
   EXPECT_TRUE(has(t.out, "\nproposal ")) << t.out;
