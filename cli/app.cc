@@ -33,6 +33,7 @@ void build_app(CLI::App& app) {
   add_select_verb(app);
   add_step_verb(app);
   add_propose_verb(app);
+  add_public_verb(app);
   add_whatif_verb(app);
   add_next_verb(app);
   // Every verb prints one JSON document with --json: the flag is registered here, once, last.

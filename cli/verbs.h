@@ -22,5 +22,6 @@ void add_step_verb(CLI::App& app);
 void add_whatif_verb(CLI::App& app);
 void add_next_verb(CLI::App& app);
 void add_propose_verb(CLI::App& app);
+void add_public_verb(CLI::App& app);
 
 }  // namespace layoutx::cli

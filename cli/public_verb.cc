@@ -1,0 +1,169 @@
+// layoutx public: the public decode timings (configs/public/, issue 36) against the device's
+// predictions: each record layoutx can express on the device's chip priced as a whole-model step,
+// beside its published figure; what it cannot express, and why.
+#include <algorithm>
+#include <cctype>
+#include <iostream>
+#include <map>
+
+#include "cli/flag_checks.h"
+#include "cli/json_flag.h"
+#include "cli/predictor_options.h"
+#include "cli/table.h"
+#include "cli/verbs.h"
+#include "costmodel/public_records.h"
+#include "explorer/evaluator.h"
+#include "explorer/public_layouts.h"
+#include "support/json_writer.h"
+#include "support/median.h"
+#include "support/paths.h"
+
+namespace layoutx::cli {
+
+namespace {
+
+struct PublicArgs {
+  PredictorOptions predictor;
+  std::string file;  // --file; "" : the shipped copy
+  bool all = false;  // --all: list every record not priced with its reason
+  bool json = false;
+};
+
+struct Summary {
+  std::vector<double> abs_errors, errors;  // decode rates
+  int floors = 0, kept = 0, kept_at_low = 0;
+};
+
+Summary summarize(const std::vector<explorer::PublicCheck>& checks) {
+  Summary s;
+  for (const auto& c : checks) {
+    if (!c.priced) continue;
+    if (c.record->kind == costmodel::PublicKind::kDecodeFloor) {
+      ++s.floors;
+      s.kept += c.bound_kept;
+      s.kept_at_low += c.bound_kept_at_low;
+    } else {
+      s.errors.push_back(c.error);
+      s.abs_errors.push_back(std::abs(c.error));
+    }
+  }
+  return s;
+}
+
+std::string published(const explorer::PublicCheck& c) {
+  return (c.record->kind == costmodel::PublicKind::kDecodeFloor ? "<= " : "") + fmt(c.published_ms, 2);
+}
+
+void print_json(const PublicArgs& a, const costmodel::PublicTimings& t, const std::vector<explorer::PublicCheck>& checks,
+                const Summary& s, const costmodel::Predictor& predictor) {
+  JsonWriter w(std::cout);
+  w.begin_object();
+  w.field("file", t.path);
+  a.predictor.write_json_identity(w, predictor);
+  w.field("records", static_cast<int64_t>(t.records.size()));
+  w.key("checks").begin_array();
+  for (const auto& c : checks) {
+    const auto& r = *c.record;
+    w.begin_object();
+    w.field("key", r.key);
+    w.field("kind", costmodel::to_string(r.kind));
+    w.field("use", costmodel::to_string(r.use));
+    w.field("chip", r.chip);
+    w.field("includes", costmodel::to_string(r.includes));
+    w.field("priced", c.priced);
+    if (c.priced) {
+      w.field("published_ms_per_token", c.published_ms);
+      w.field("predicted_ms_per_token", c.predicted_ms);
+      w.key("interval_ms").value(std::vector<double>{c.low_ms, c.high_ms});
+      w.field("parts", c.parts);
+      if (r.kind == costmodel::PublicKind::kDecodeFloor) {
+        w.field("bound_kept", c.bound_kept);
+        w.field("bound_kept_at_low", c.bound_kept_at_low);
+      } else {
+        w.field("error", c.error);
+      }
+      w.key("approximations").begin_array();
+      for (const auto& x : c.approximations) w.value(x);
+      w.end_array();
+    } else {
+      w.field("why_not", c.why_not);
+    }
+    w.field("source", r.cited);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("summary").begin_object();
+  w.field("decode_rates", static_cast<int64_t>(s.errors.size()));
+  if (!s.errors.empty()) {
+    w.field("median_abs_error", median(s.abs_errors));
+    w.field("median_error", median(s.errors));
+  }
+  w.field("floors", s.floors);
+  w.field("floors_kept", s.kept);
+  w.field("floors_kept_at_low", s.kept_at_low);
+  w.end_object();
+  w.end_object();
+}
+
+void print_text(const PublicArgs& a, const costmodel::PublicTimings& t, const std::vector<explorer::PublicCheck>& checks,
+                const Summary& s, const costmodel::Predictor& predictor, const std::string& chip) {
+  int priced = 0;
+  for (const auto& c : checks) priced += c.priced;
+  std::cout << "layoutx public: " << t.records.size() << " records of " << t.path << "; " << priced << " priced on "
+            << predictor.device() << " (" << chip << "), calibration " << predictor.calibration_id() << " ("
+            << a.predictor.source << ")\n\n";
+  Table tab({"record", "use", "includes", "published ms", "predicted ms", "interval ms", "error / bound", "parts", "approx."});
+  for (const auto& c : checks) {
+    if (!c.priced) continue;
+    const bool floor = c.record->kind == costmodel::PublicKind::kDecodeFloor;
+    tab.add({c.record->key, costmodel::to_string(c.record->use), costmodel::to_string(c.record->includes), published(c),
+             fmt(c.predicted_ms, 2), "[" + fmt(c.low_ms, 2) + ", " + fmt(c.high_ms, 2) + "]",
+             floor ? (c.bound_kept ? "kept" : c.bound_kept_at_low ? "kept at low end" : "broken")
+                   : (c.error > 0 ? "+" : "") + fmt(100 * c.error, 0) + "%",
+             std::to_string(c.parts), std::to_string(c.approximations.size())});
+  }
+  tab.print(std::cout);
+  if (!s.errors.empty())
+    std::cout << "\ndecode rates: " << s.errors.size() << ", median |error| " << fmt(100 * median(s.abs_errors), 0)
+              << "%, median error " << (median(s.errors) > 0 ? "+" : "") << fmt(100 * median(s.errors), 0)
+              << "% (positive: layoutx predicts slower than published)\n";
+  if (s.floors > 0)
+    std::cout << "CI floors (predicted ms/token <= 1000 / floor): " << s.kept << " of " << s.floors
+              << " kept at the prediction, " << s.kept_at_low << " at its interval's low end\n";
+  // Why the rest is not priced, by reason.
+  std::map<std::string, int> reasons;
+  for (const auto& c : checks)
+    if (!c.priced) ++reasons[c.why_not.substr(0, c.why_not.find(": "))];
+  std::cout << "\nnot priced: " << checks.size() - priced << " records";
+  for (const auto& [why, n] : reasons) std::cout << "; " << why << ": " << n;
+  std::cout << (a.all ? "" : " (--all lists them)") << "\n";
+  if (a.all)
+    for (const auto& c : checks)
+      if (!c.priced) std::cout << "  " << c.record->key << ": " << c.why_not << "\n";
+  std::cout << "approximations: --json lists each record's (where layoutx's layout is not the published one)\n";
+}
+
+}  // namespace
+
+void add_public_verb(CLI::App& app) {
+  auto a = std::make_shared<PublicArgs>();
+  auto* sub = app.add_subcommand("public", "the public decode timings against the device's predictions");
+  a->predictor.add_to(*sub);
+  sub->add_option("--file", a->file, "the public timings file (default: configs/public/public-snapdragon-timings.yaml)")
+      ->check(CLI::ExistingFile);
+  sub->add_flag("--all", a->all, "list every record that is not priced, with why");
+  sub->callback([a, sub] {
+    a->json = json_requested(*sub);
+    const auto t = costmodel::read_public_timings(a->file.empty() ? config_path("public/public-snapdragon-timings.yaml") : a->file);
+    auto predictor = a->predictor.load();
+    std::string chip = a->predictor.spec.identity.soc_id;
+    std::transform(chip.begin(), chip.end(), chip.begin(), [](unsigned char c) { return std::tolower(c); });
+    explorer::Evaluator ev(*predictor);
+    const auto checks = explorer::check_public_records(ev, t, a->predictor.spec.runtime, chip);
+    const Summary s = summarize(checks);
+    if (a->json) print_json(*a, t, checks, s, *predictor);
+    else print_text(*a, t, checks, s, *predictor, chip);
+  });
+}
+
+}  // namespace layoutx::cli

@@ -1,0 +1,186 @@
+#include "explorer/public_layouts.h"
+
+#include <cmath>
+
+#include "model/design_space.h"
+#include "model/model_loader.h"
+#include "support/error.h"
+
+namespace layoutx::explorer {
+
+using costmodel::PublicIncludes;
+using costmodel::PublicKind;
+using costmodel::PublicRecord;
+using costmodel::PublicUse;
+
+model::ModelSpec public_model_spec(const costmodel::PublicModel& p, std::vector<std::string>& approximations) {
+  if (p.window)
+    throw Error(p.where + ": models." + p.key + ": a sliding-window model (" + p.sliding_window +
+                "): its layer pattern is not read from the public file yet");
+  // The HF family whose structure the fields name; the rest are built as Llama's.
+  const char* family = p.qk_norm ? "qwen3" : p.qkv_bias ? "qwen2" : "llama";
+  if (std::string(family) == "llama" && p.hf_repo.rfind("meta-llama/", 0) != 0)
+    approximations.push_back(p.key + " built with Llama's layer structure (its own is not in the public file)");
+  // The activation's name is the field's first word ("gelu (act_fn in the ExecuTorch config)").
+  const std::string named = p.activation.substr(0, p.activation.find(' '));
+  const std::string act = named == "gelu" ? "gelu_pytorch_tanh" : named;
+  const bool tied = p.tied_embeddings.value.value_or(false);
+  if (!p.tied_embeddings.known()) approximations.push_back(p.key + ": tied embeddings " + p.tied_embeddings.word + ", untied priced");
+  const std::string config = std::string("{\"model_type\": \"") + family + "\", \"hidden_size\": " + std::to_string(p.hidden) +
+                             ", \"intermediate_size\": " + std::to_string(p.intermediate) +
+                             ", \"num_hidden_layers\": " + std::to_string(p.layers) +
+                             ", \"num_attention_heads\": " + std::to_string(p.heads) +
+                             ", \"num_key_value_heads\": " + std::to_string(p.kv_heads) +
+                             ", \"head_dim\": " + std::to_string(p.head_dim) + ", \"vocab_size\": " + std::to_string(p.vocab) +
+                             ", \"rms_norm_eps\": 1e-6, \"hidden_act\": \"" + act + "\", \"rope_theta\": 10000.0" +
+                             ", \"tie_word_embeddings\": " + (tied ? "true" : "false") + "}";
+  model::ModelSpec m = model::import_hf_config_text(config, p.where + " (models." + p.key + ")");
+  m.name = p.key;
+  return m;
+}
+
+namespace {
+
+// The exporters' partition: ExecuTorch's static llama splits the decoder evenly by layers with the
+// embedding and the LM head inside the model's graphs; AI Hub's and Genie's parts keep the
+// embedding apart and the head in the last.
+bool embedding_in_graph(const std::string& exporter) { return exporter.rfind("executorch", 0) == 0; }
+
+const char* precision_of_bits(int bits) { return bits <= 4 ? "w4a16" : bits <= 8 ? "w8a16" : "fp16"; }
+
+}  // namespace
+
+std::optional<PublicQuestion> public_question(const PublicRecord& r, const costmodel::PublicTimings& t,
+                                              const std::string& chip, std::string& why_not) {
+  const auto& l = r.layout;
+  auto no = [&](const std::string& why) -> std::optional<PublicQuestion> {
+    why_not = why;
+    return std::nullopt;
+  };
+  // The reason's category is the text before its first ": " (public_reason).
+  if (r.use != PublicUse::kCalibration && r.use != PublicUse::kInequality)
+    return no(std::string("not for calibration: use ") + costmodel::to_string(r.use));
+  if (r.kind != PublicKind::kDecodeRate && r.kind != PublicKind::kDecodeFloor)
+    return no(std::string("not a whole-model figure: ") + costmodel::to_string(r.kind) + " (whole-model figures only so far)");
+  if (r.chip != chip) return no("another chip: " + r.chip + " enters through its chip's factor, not fitted yet");
+  auto model = t.models.find(r.model);
+  if (model == t.models.end()) return no("model " + r.model + " not in the file");
+  if (!l.context_length.known()) return no("not stated: context length " + l.context_length.word);
+  if (!l.weight_bits.known()) return no("not stated: weight width " + l.weight_bits.word);
+  if (l.ar_decode.known() && *l.ar_decode.value != 1)
+    return no("not a layout layoutx builds: decode of " + std::to_string(*l.ar_decode.value) + " tokens a call");
+  if (l.kv_io == "in_graph") return no("not a layout layoutx builds: the cache inside the graph (kv.io in_graph)");
+  PublicQuestion q;
+  try {
+    q.model = public_model_spec(model->second, q.approximations);
+  } catch (const Error& e) {
+    return no(std::string("model not built: ") + e.what());
+  }
+  q.ctx = *l.context_length.value;
+  try {
+    q.model.check_context(q.ctx, "context_length");
+  } catch (const Error& e) {
+    return no(std::string("model not built: ") + e.what());
+  }
+  auto& a = q.approximations;
+  // The layer layout, as axis settings on ring (new entry returned, keys joined).
+  std::vector<std::string> sets = {std::string("precision=") + precision_of_bits(*l.weight_bits.value)};
+  if (l.activation_bits.known() && *l.activation_bits.value != 16)
+    a.push_back(std::to_string(*l.activation_bits.value) + "-bit activations priced as 16-bit");
+  if (l.kv_dtype == "u8" || l.kv_dtype == "u16") sets.push_back("kv_dtype=" + l.kv_dtype);
+  else a.push_back("cache dtype " + l.kv_dtype + ": f16 priced");
+  if (l.k_transposed.known() && !*l.k_transposed.value) sets.push_back("k_layout=rows");
+  if (l.granularity == "block") {
+    const int b = l.block_size.value.value_or(0);
+    if (b == 16 || b == 32 || b == 64) sets.push_back("weight_quant=block" + std::to_string(b));
+    else a.push_back("block size " + (l.block_size.known() ? std::to_string(b) : l.block_size.word) + ": per-channel priced");
+  } else if (l.granularity != "per_channel" && *l.weight_bits.value <= 4) {
+    a.push_back("weight granularity " + l.granularity + ": per-channel priced");
+  }
+  if (l.attention_form == "sha" || l.kv_io == "per_head" || l.kv_io == "per_kv_head") sets.push_back("heads=per_head");
+  if (l.kv_io == "per_head" || l.kv_io == "per_kv_head")
+    a.push_back("K/V passed " + l.kv_io + ": priced as one tensor a layer");
+  if (l.masked_softmax.known() && *l.masked_softmax.value) sets.push_back("softmax=masked");
+  const bool window = l.new_entries_only.known() && !*l.new_entries_only.value;
+  if (window) sets.push_back("returns=window");
+  else if (!l.new_entries_only.known() && l.kv_update != "smart_mask")
+    a.push_back("the graph's K/V output " + l.new_entries_only.word + ": the new entry priced");
+  if (l.kv_update == "shift_pointer") a.push_back("shift_pointer update priced as a write in place");
+  for (const auto& e : l.exceptions) a.push_back("exception not priced: " + e);
+  const model::AxisScope scope(q.model);
+  model::Variant v;
+  try {
+    v = model::design_space().parse("ring", sets, &scope);
+  } catch (const Error& e) {
+    return no(std::string("not a layout layoutx builds: ") + e.what());
+  }
+  // A form the cost model does not price yet is priced at its axis's default, and said.
+  const auto& d = model::design_space();
+  for (size_t i = 0; i < d.axes().size(); ++i)
+    if (!d.priced_value(i, v.value[i])) {
+      a.push_back(d.axes()[i].name + "=" + d.axes()[i].values.at(v.value[i]) + " is not priced yet: priced as " +
+                  d.axes()[i].name + "=" + d.axes()[i].values[0]);
+      v.value[i] = 0;
+    }
+  for (model::LayerType type : {model::LayerType::kSliding, model::LayerType::kFull})
+    if (q.model.count(type) > 0) q.layout.layers[type] = v;
+  // The model-level axes.
+  const int layers = q.model.num_layers();
+  if (l.graphs.known() && *l.graphs.value >= 1) {
+    const int parts = *l.graphs.value;
+    q.layout.layers_per_part = (layers + parts - 1) / parts;
+  } else {
+    q.layout.layers_per_part = 0;
+    a.push_back("graph count " + l.graphs.word + ": one graph priced");
+  }
+  q.layout.embed_in_first = embedding_in_graph(l.exporter);
+  q.layout.head_in_last = true;
+  if (l.lm_head_bits.known()) {
+    q.layout.head_precision = model::parse_precision(precision_of_bits(*l.lm_head_bits.value));
+  } else {
+    q.layout.head_precision = v.precision();
+    a.push_back(std::string("LM head width unknown: ") + model::to_string(v.precision()) + " priced");
+  }
+  q.layout.kv_update = KvUpdate::kInPlace;
+  q.layout.scope = r.includes == PublicIncludes::kGraphExecuteOnly ? StepScope::kGraphs : StepScope::kRunner;
+  if (r.includes == PublicIncludes::kIncludesPrefill)
+    a.push_back("the figure includes the prompt's prefill (one token a call): decode priced alone");
+  return q;
+}
+
+std::vector<PublicCheck> check_public_records(Evaluator& ev, const costmodel::PublicTimings& t,
+                                              const costmodel::RuntimeSpec& runtime, const std::string& chip) {
+  std::vector<PublicCheck> out;
+  for (const auto& r : t.records) {
+    PublicCheck c;
+    c.record = &r;
+    auto q = public_question(r, t, chip, c.why_not);
+    if (q) {
+      c.approximations = q->approximations;
+      try {
+        const ModelStep s = price_model(ev, q->model, q->ctx, q->layout, runtime);
+        c.priced = true;
+        c.predicted_ms = s.ms;
+        c.low_ms = s.low_ms;
+        c.high_ms = s.high_ms;
+        c.parts = static_cast<int>(s.parts.size());
+        if (r.kind == PublicKind::kDecodeFloor) {
+          c.published_ms = 1000.0 / *r.tokens_per_s_at_least;
+          c.bound_kept = c.predicted_ms <= c.published_ms;
+          c.bound_kept_at_low = c.low_ms <= c.published_ms;
+        } else {
+          c.published_ms = *r.ms_token();
+          c.error = c.predicted_ms / c.published_ms - 1;
+        }
+      } catch (const Error& e) {
+        // The device's limits refuse it, yet the published export ran: the limit or layoutx's
+        // weight count contradicts the record, which the reason says.
+        c.why_not = std::string("refused by the device's limits, though the export ran: ") + e.what();
+      }
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace layoutx::explorer

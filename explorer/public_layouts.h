@@ -1,0 +1,57 @@
+// Public records (costmodel/public_records.h) as layoutx questions (issue 36): each record's model,
+// context and whole-model layout in layoutx's terms, priced by the device's predictor and runtime
+// terms, against the published figure. What layoutx cannot express is said per record, never
+// guessed: a record is priced only when its chip is the device's, its use is a calibration or an
+// inequality, and the fields the price needs (context, weight width) are stated; every place where
+// layoutx's layout differs from the published one is listed as an approximation.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "costmodel/public_records.h"
+#include "costmodel/runtime_spec.h"
+#include "explorer/model_layout.h"
+#include "model/model_spec.h"
+
+namespace layoutx::explorer {
+
+// A record as a layoutx question.
+struct PublicQuestion {
+  model::ModelSpec model;
+  int ctx = 0;
+  ModelLayout layout;
+  std::vector<std::string> approximations;  // where layoutx's layout is not the published one
+};
+
+// The model of the file's `models` section as a layoutx spec: the HF family its fields say (Qwen3
+// by its q/k norms, Qwen2 by its q/k/v biases, else Llama's structure), RoPE over the whole head
+// (the theta does not change a price). Throws Error for a model layoutx cannot build (a sliding
+// window pattern it does not read), naming the model.
+model::ModelSpec public_model_spec(const costmodel::PublicModel& p, std::vector<std::string>& approximations);
+
+// The record as a question on a device whose chip is `chip` (the public file's key, "sm8750"), or
+// nullopt with `why_not` set.
+std::optional<PublicQuestion> public_question(const costmodel::PublicRecord& r, const costmodel::PublicTimings& t,
+                                              const std::string& chip, std::string& why_not);
+
+// One record priced against its figure.
+struct PublicCheck {
+  const costmodel::PublicRecord* record = nullptr;
+  bool priced = false;
+  std::string why_not;                      // when not priced: "<category>: <detail>"
+  std::vector<std::string> approximations;
+  double published_ms = 0;                  // ms a token (a floor: the most it may take, 1000 / floor)
+  double predicted_ms = 0, low_ms = 0, high_ms = 0;
+  int parts = 0;
+  // decode_rate: predicted / published - 1; decode_floor: whether the prediction keeps the
+  // bound (predicted_ms <= published_ms), and its interval's low end does.
+  double error = 0;
+  bool bound_kept = false, bound_kept_at_low = false;
+};
+
+// Every record of `t`, priced where it can be on the device of `chip`.
+std::vector<PublicCheck> check_public_records(Evaluator& ev, const costmodel::PublicTimings& t,
+                                              const costmodel::RuntimeSpec& runtime, const std::string& chip);
+
+}  // namespace layoutx::explorer

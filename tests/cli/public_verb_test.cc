@@ -1,0 +1,44 @@
+// layoutx public: the public records against the device's predictions, as a user reads them.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "tests/cli/run_layoutx.h"
+#include "tests/temp_dir.h"
+
+namespace {
+
+using layoutx::test::layoutx;
+using layoutx::test::Result;
+
+bool has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+
+TEST(Cli, PublicPricesTheRecordsOfTheDevicesChipAndSaysWhyNotTheRest) {
+  Result r = layoutx("public --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  for (const char* k : {"\"checks\"", "\"summary\"", "\"median_abs_error\"", "\"floors_kept\"", "\"why_not\"",
+                        "\"approximations\"", "\"predicted_ms_per_token\"", "\"calibration_id\""})
+    EXPECT_TRUE(has(r.out, k)) << k;
+  EXPECT_TRUE(has(r.out, "\"key\": \"E11/llama-3.2-1b/sm8750\",")) << r.out;
+  EXPECT_TRUE(has(r.out, "another chip: sm8650")) << r.out;
+  Result t = layoutx("public");
+  ASSERT_EQ(t.status, 0) << t.out;
+  EXPECT_TRUE(has(t.out, "decode rates: ")) << t.out;
+  EXPECT_TRUE(has(t.out, "CI floors (predicted ms/token <= 1000 / floor): ")) << t.out;
+  EXPECT_TRUE(has(t.out, "(--all lists them)")) << t.out;
+}
+
+TEST(Cli, PublicRefusesABrokenFileNamingTheLine) {
+  layoutx::test::TempDir tmp("public-bad");
+  const std::string bad = tmp / "bad.yaml";
+  std::ofstream(bad) << "schema_version: 1\nchips: {}\nmodels: {}\nmeasurements:\n- key: X1\n  kind: decode_rate\n";
+  Result r = layoutx("public --file " + bad);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(has(r.out, "bad.yaml:5:")) << r.out;
+  EXPECT_TRUE(has(r.out, "measurements[0].id: required key is missing")) << r.out;
+  Result none = layoutx("public --file " + (tmp / "none.yaml"));
+  EXPECT_EQ(none.status, 2) << none.out;
+}
+
+}  // namespace

@@ -1,0 +1,88 @@
+// Public records as layoutx questions (explorer/public_layouts.h): the published layout in
+// layoutx's axes, what is approximated said, and what cannot be priced refused with its reason.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "explorer/public_layouts.h"
+#include "model/design_space.h"
+
+namespace layoutx::explorer {
+namespace {
+
+using ::testing::Contains;
+using ::testing::HasSubstr;
+
+const costmodel::PublicTimings& shipped() {
+  static const costmodel::PublicTimings t =
+      costmodel::read_public_timings(std::string(LAYOUTX_CONFIG_DIR) + "/public/public-snapdragon-timings.yaml");
+  return t;
+}
+
+const costmodel::PublicRecord& record(const std::string& key) {
+  const auto& rs = shipped().records;
+  auto it = std::find_if(rs.begin(), rs.end(), [&](const auto& r) { return r.key == key; });
+  if (it == rs.end()) throw std::runtime_error("no record " + key);
+  return *it;
+}
+
+TEST(PublicLayouts, ACiFloorBecomesTheExportersWholeModelLayout) {
+  std::string why;
+  // ExecuTorch's Llama-3.2-1B at HEAD: one graph, u8 transposed K, LPBQ b32, 8-bit LM head, SHA.
+  auto q = public_question(record("E11/llama-3.2-1b/sm8750"), shipped(), "sm8750", why);
+  ASSERT_TRUE(q) << why;
+  EXPECT_EQ(q->model.num_layers(), 16);
+  EXPECT_EQ(q->model.hidden, 2048);
+  EXPECT_EQ(q->ctx, 1024);
+  EXPECT_EQ(q->layout.layers_per_part, 16);  // one graph
+  EXPECT_TRUE(q->layout.embed_in_first);      // ExecuTorch's model holds the embedding
+  EXPECT_TRUE(q->layout.head_in_last);
+  EXPECT_EQ(q->layout.head_precision, model::Precision::kW8A16);
+  EXPECT_EQ(q->layout.scope, StepScope::kRunner);
+  const model::Variant& v = q->layout.layers.at(model::LayerType::kFull);
+  EXPECT_EQ(v.precision(), model::Precision::kW4A16);
+  EXPECT_EQ(v.kv_dtype(), model::KvDtype::kU8);
+  EXPECT_EQ(v.weight_quant(), model::WeightQuant::kBlock32);
+  EXPECT_EQ(v.returns(), model::KvReturn::kNewEntry);
+  // Single-head attention is not priced yet: priced grouped, and said; so are the recipe's exceptions.
+  EXPECT_EQ(v.heads(), model::HeadsForm::kGrouped);
+  EXPECT_THAT(q->approximations, Contains(HasSubstr("heads=per_head is not priced yet")));
+  EXPECT_THAT(q->approximations, Contains(HasSubstr("exception not priced: down_proj of layers 0-3")));
+  EXPECT_THAT(q->approximations, Contains(HasSubstr("includes the prompt's prefill")));
+}
+
+TEST(PublicLayouts, ShardsSplitTheLayersEvenly) {
+  std::string why;
+  auto q = public_question(record("E11/llama-3.2-3b/sm8750"), shipped(), "sm8750", why);  // 28 layers, 3 shards
+  ASSERT_TRUE(q) << why;
+  EXPECT_EQ(q->layout.layers_per_part, 10);
+}
+
+TEST(PublicLayouts, WhatCannotBePricedSaysWhy) {
+  std::string why;
+  EXPECT_FALSE(public_question(record("E11/llama-3.2-1b/sm8650"), shipped(), "sm8750", why));
+  EXPECT_THAT(why, HasSubstr("another chip: sm8650"));
+  EXPECT_FALSE(public_question(record("E1/qwen2.5-0.5b/16a8w"), shipped(), "sm8750", why));
+  EXPECT_THAT(why, HasSubstr("the cache inside the graph"));
+  EXPECT_FALSE(public_question(record("E5/qwen3-1.7b/16a8w"), shipped(), "sm8750", why));
+  EXPECT_THAT(why, HasSubstr("not for calibration: use suspect"));
+  EXPECT_FALSE(public_question(record("T1/qwen3-4b/part2-L0-11/ar1/cl512"), shipped(), "x2_elite", why));
+  EXPECT_THAT(why, HasSubstr("use shape_only"));
+}
+
+TEST(PublicLayouts, APublicModelIsBuiltFromItsShapes) {
+  std::vector<std::string> approx;
+  const model::ModelSpec q = public_model_spec(shipped().models.at("qwen3-0.6b"), approx);
+  EXPECT_EQ(q.family, model::Family::kQwen3);  // q/k norms
+  EXPECT_EQ(q.num_layers(), 28);
+  EXPECT_EQ(q.head_dim, 128);
+  EXPECT_TRUE(q.tied_embeddings);
+  EXPECT_TRUE(approx.empty());
+  const model::ModelSpec phi = public_model_spec(shipped().models.at("phi-4-mini"), approx);
+  EXPECT_EQ(phi.family, model::Family::kLlama);
+  EXPECT_THAT(approx, Contains(HasSubstr("phi-4-mini built with Llama's layer structure")));
+}
+
+}  // namespace
+}  // namespace layoutx::explorer
