@@ -56,6 +56,7 @@ class Verbs(unittest.TestCase):
             ("step", dict(layout="sliding=ring,full=ring", ctx=4096, precision="fp16")),
             ("whatif", dict(no_fidelity=True, set=["sliding.returns=window"])),
             ("propose", dict(precision="w4a16", ctx=4096, no_fidelity=True)),
+            ("public", dict()),
             ("calibrate", dict(no_save=True)),
             ("parity", dict(model=SMALL, ctx=32, a="ring", b="reference", steps=9)),
             ("report", dict(db=db)),
@@ -107,6 +108,7 @@ class Verbs(unittest.TestCase):
             ("measure", dict(layout="nope", no_ingest=True)),
             ("next", dict(budget=0, no_fidelity=True)),
             ("propose", dict(scope="kernel", no_fidelity=True)),
+            ("public", dict(file="/nonexistent/public.yaml")),
         ]
         self.assertEqual({v for v, _ in bad}, {s["name"] for s in layoutx._layoutx.verbs()}, "one case per verb")
         print()
