@@ -62,9 +62,13 @@ MemberCosts price_members(Evaluator& ev, const model::ModelSpec& m, int ctx, con
     auto it = layout.layers.find(t);
     if (it == layout.layers.end()) throw Error(std::string("the model layout has no variant for the ") + model::to_string(t) + " layers");
     const model::LayerSpec L = m.layer(t, ctx);
-    const Evaluation& e = ev.evaluate(L, it->second);
-    if (e.status != EvalStatus::kOk) throw Error(std::string(model::to_string(t)) + " " + it->second.key() + ": " + e.error);
-    const model::LayerGraph g = model::build_layer_graph(L, it->second);
+    // A form the cost model does not price yet is priced as its axis's default, and said.
+    std::vector<std::string> unpriced;
+    const model::Variant v = model::design_space().priced_representative(it->second, unpriced);
+    for (const auto& n : unpriced) c.notes.push_back(std::string(model::to_string(t)) + " layers: " + n);
+    const Evaluation& e = ev.evaluate(L, v);
+    if (e.status != EvalStatus::kOk) throw Error(std::string(model::to_string(t)) + " " + v.key() + ": " + e.error);
+    const model::LayerGraph g = model::build_layer_graph(L, v);
     c.layer[t] = member(e.prediction, g);
     c.built[t] = g.layer;
     layers_precision = it->second.precision();
@@ -88,6 +92,7 @@ ModelStep price_partition(const MemberCosts& c, const model::ModelSpec& m, const
   ModelStep s;
   s.ctx = c.ctx;
   s.execute_ms = c.execute_ms;
+  s.notes = c.notes;
   if (s.execute_ms == 0)
     s.notes.push_back("the cost model has no per-execute term: merging graphs into parts saves nothing it can price");
 

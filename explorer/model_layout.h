@@ -64,6 +64,7 @@ struct MemberCosts {
   std::map<model::LayerType, model::LayerSpec> built;  // the layer each graph is built for
   MemberCost embed, head;
   double execute_ms = 0;
+  std::vector<std::string> notes;  // forms priced as another (not priced yet), per layer type
 };
 MemberCosts price_members(Evaluator& ev, const model::ModelSpec& m, int ctx, const ModelLayout& layout);
 

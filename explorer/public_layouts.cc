@@ -114,14 +114,9 @@ std::optional<PublicQuestion> public_question(const PublicRecord& r, const costm
   } catch (const Error& e) {
     return no(std::string("not a layout layoutx builds: ") + e.what());
   }
-  // A form the cost model does not price yet is priced at its axis's default, and said.
-  const auto& d = model::design_space();
-  for (size_t i = 0; i < d.axes().size(); ++i)
-    if (!d.priced_value(i, v.value[i])) {
-      a.push_back(d.axes()[i].name + "=" + d.axes()[i].values.at(v.value[i]) + " is not priced yet: priced as " +
-                  d.axes()[i].name + "=" + d.axes()[i].values[0]);
-      v.value[i] = 0;
-    }
+  // The layout is the published one; a form the cost model does not price yet is priced as its
+  // axis's default (price_members), which the question says.
+  model::design_space().priced_representative(v, a);
   for (model::LayerType type : {model::LayerType::kSliding, model::LayerType::kFull})
     if (q.model.count(type) > 0) q.layout.layers[type] = v;
   // The model-level axes.

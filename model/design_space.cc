@@ -372,6 +372,17 @@ bool DesignSpace::priced_value(size_t i, size_t k) const {
          std::find(a.unpriced_values.begin(), a.unpriced_values.end(), a.values[k]) == a.unpriced_values.end();
 }
 
+Variant DesignSpace::priced_representative(const Variant& v, std::vector<std::string>& notes) const {
+  Variant out = v;
+  for (size_t i = 0; i < axes_.size(); ++i)
+    if (!priced_value(i, out.value[i])) {
+      notes.push_back(axes_[i].name + "=" + value(out, i) + " is not priced yet: priced as " + axes_[i].name + "=" +
+                      axes_[i].values[0]);
+      out.value[i] = 0;
+    }
+  return out;
+}
+
 void DesignSpace::require_priced(const Variant& v, const std::string& what) const {
   ErrorList e;
   for (size_t i = 0; i < axes_.size(); ++i)

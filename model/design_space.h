@@ -168,6 +168,12 @@ class DesignSpace {
   // yet ("kv_dtype=u8: not priced yet: cost model 3 ..."); `what` prefixes the message (the
   // verb or flag).
   void require_priced(const Variant& v, const std::string& what) const;
+  // v with every value the cost model does not price yet at its axis's default (the form that is
+  // priced in its place), one note per change in `notes` ("heads=per_head is not priced yet:
+  // priced as heads=grouped"). What prices a layout given from outside (a whole-model layout
+  // file, a public record) uses it, so that an unpriced form is never priced as something else
+  // silently.
+  Variant priced_representative(const Variant& v, std::vector<std::string>& notes) const;
   // Whether value index k of axis i is priced: a priced axis's values except its
   // unpriced_values; an unpriced axis's default only.
   bool priced_value(size_t i, size_t k) const;

@@ -68,6 +68,19 @@ TEST_F(ModelLayoutTest, OneGraphALayerIsTheWholeStep) {
   EXPECT_NEAR(s.execute_ms, ExecutePredictor::kExecuteMs, 1e-12);
 }
 
+// A form the cost model does not price yet (single-head attention) is priced as its axis's
+// default, never as whatever the predictor makes of it, and the step says so.
+TEST_F(ModelLayoutTest, AnUnpricedFormIsPricedAsItsDefaultAndSaid) {
+  ModelLayout grouped = team_default(spark, Precision::kW4A16, options()), per_head = grouped;
+  for (auto& [t, v] : per_head.layers) v.set(model::HeadsForm::kPerHead);
+  const ModelStep a = price_model(ev, spark, 4096, grouped, runtime()), b = price_model(ev, spark, 4096, per_head, runtime());
+  EXPECT_NEAR(a.ms, b.ms, 1e-12);
+  bool said = false;
+  for (const auto& n : b.notes) said |= n.find("sliding layers: heads=per_head is not priced yet: priced as heads=grouped") != std::string::npos;
+  EXPECT_TRUE(said);
+  for (const auto& n : a.notes) EXPECT_EQ(n.find("not priced yet"), std::string::npos) << n;
+}
+
 // Every graph in one part: one execute instead of 30.
 TEST_F(ModelLayoutTest, MergingSavesOneExecutePerMergedGraph) {
   ModelLayout apart = team_default(spark, Precision::kW4A16, options()), one = apart;

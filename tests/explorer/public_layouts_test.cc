@@ -45,8 +45,9 @@ TEST(PublicLayouts, ACiFloorBecomesTheExportersWholeModelLayout) {
   EXPECT_EQ(v.kv_dtype(), model::KvDtype::kU8);
   EXPECT_EQ(v.weight_quant(), model::WeightQuant::kBlock32);
   EXPECT_EQ(v.returns(), model::KvReturn::kNewEntry);
-  // Single-head attention is not priced yet: priced grouped, and said; so are the recipe's exceptions.
-  EXPECT_EQ(v.heads(), model::HeadsForm::kGrouped);
+  // Single-head attention stays the published form; it is not priced yet (priced grouped), which
+  // the question says, as it says the recipe's exceptions.
+  EXPECT_EQ(v.heads(), model::HeadsForm::kPerHead);
   EXPECT_THAT(q->approximations, Contains(HasSubstr("heads=per_head is not priced yet")));
   EXPECT_THAT(q->approximations, Contains(HasSubstr("exception not priced: down_proj of layers 0-3")));
   EXPECT_THAT(q->approximations, Contains(HasSubstr("includes the prompt's prefill")));
