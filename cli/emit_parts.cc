@@ -31,7 +31,7 @@ EmittedParts emit_parts(const PartsRequest& r, const emit::BundleOptions& target
   if (f.context > model::limits::kMaxTensorContext)  // emit writes caches of the context's size
     throw Error(r.layout_file + ": context: emit takes at most " + std::to_string(model::limits::kMaxTensorContext) +
                 " tokens, got " + std::to_string(f.context));
-  const model::ModelSpec m = r.model.name == f.model ? r.model : model::load_model(f.model);
+  const model::ModelSpec m = r.model.name == f.model ? r.model : explorer::layout_file_model(f, r.layout_file);
   const explorer::ModelLayout layout = explorer::model_layout_of(f, m, r.layout_file);
   EmittedParts out;
   out.model = m.name;

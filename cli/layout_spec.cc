@@ -32,6 +32,21 @@ TypedSet parse_typed_set(const model::ModelSpec& m, const std::string& s) {
   return r;
 }
 
+std::set<model::LayerType> named_types(const model::ModelSpec& m, const std::vector<std::string>& layouts,
+                                       const std::vector<std::string>& sets) {
+  std::set<model::LayerType> named;
+  for (model::LayerType t : {model::LayerType::kSliding, model::LayerType::kFull}) {
+    if (m.count(t) == 0) continue;
+    const std::string name = model::to_string(t);
+    for (const auto& l : layouts)
+      for (size_t at = l.find(name + "="); at != std::string::npos; at = l.find(name + "=", at + 1))
+        if (at == 0 || l[at - 1] == ',') named.insert(t);
+    for (const auto& s : sets)
+      if (s.rfind(name + ".", 0) == 0) named.insert(t);
+  }
+  return named;
+}
+
 explorer::Assignment parse_assignment(const model::ModelSpec& m, model::Precision p,
                                       const std::vector<std::string>& layouts, const std::vector<std::string>& sets) {
   explorer::Assignment a;

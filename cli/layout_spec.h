@@ -1,6 +1,7 @@
 // Parsing per-layer-type layouts from flags: --layout sliding=roll,full=ring (a value may be a
 // preset or a variant key, whose own commas are kept) and --set TYPE.axis=value.
 #pragma once
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,10 @@ namespace layoutx::cli {
 explorer::Assignment parse_assignment(const model::ModelSpec& m, model::Precision p,
                                       const std::vector<std::string>& layouts,
                                       const std::vector<std::string>& sets);
+
+// The layer types --layout and --set name (the others keep parse_assignment's incumbent).
+std::set<model::LayerType> named_types(const model::ModelSpec& m, const std::vector<std::string>& layouts,
+                                       const std::vector<std::string>& sets);
 
 // Splits "TYPE.axis=value" into its parts; checks the type exists in the model.
 struct TypedSet {

@@ -9,6 +9,7 @@
 #include "cli/flag_checks.h"
 #include "cli/output_flags.h"
 #include "cli/json_flag.h"
+#include "cli/layout_spec.h"
 #include "cli/measurement_words.h"
 #include "cli/question_flags.h"
 #include "cli/table.h"
@@ -30,6 +31,8 @@ struct ProposeArgs {
   QuestionFlags question;  // --model, --device/--calibration/--db, --precision, --head-precision, --ctx
   FidelityOptions fidelity;
   int layers_per_part = -1;  // -1: searched
+  std::vector<std::string> layouts, sets;  // --layout / --set: layer layouts fixed (not searched)
+  std::string embed, head;  // --embed first|apart, --head last|apart: fixed; "" searched
   std::string kv_update = "in_place";
   std::string scope = "runner";
   std::string out;  // --out: the whole-model layout file
@@ -274,6 +277,13 @@ void add_propose_verb(CLI::App& app) {
   sub->add_option("--layers-per-part", args->layers_per_part,
                   "decoder layers per context binary (default: every count from 1 to all is tried)")
       ->check(CLI::Range(1, 4096));
+  sub->add_option("--layout", args->layouts,
+                  "fix layer layouts instead of searching them: sliding=PRESET|KEY,full=PRESET|KEY (e.g. an exporter's)");
+  sub->add_option("--set", args->sets, "fix one axis of one layer type's layout: TYPE.axis=value (repeatable)");
+  sub->add_option("--embed", args->embed, "fix where the embedding gather runs: first (in the first part) or apart")
+      ->check(CLI::IsMember({"first", "apart"}));
+  sub->add_option("--head", args->head, "fix where the final norm and LM head run: last (in the last part) or apart")
+      ->check(CLI::IsMember({"last", "apart"}));
   sub->add_option("--kv-update", args->kv_update, "the host's KV update for new-entry layers: in_place or shift")
       ->check(CLI::IsMember({"in_place", "shift"}));
   sub->add_option("--out", args->out, "write the whole-model layout file (the layout file with its model_layout block) here")
@@ -306,6 +316,12 @@ void add_propose_verb(CLI::App& app) {
     if (args->layers_per_part > 0) o.layers_per_part = args->layers_per_part;
     o.head_precision = q.head(p);
     o.kv_update = explorer::parse_kv_update(args->kv_update, "--kv-update");
+    if (!args->layouts.empty() || !args->sets.empty()) {
+      const explorer::Assignment given = parse_assignment(m, p, args->layouts, args->sets);
+      for (model::LayerType t : named_types(m, args->layouts, args->sets)) o.fixed_layers[t] = given.at(t);
+    }
+    if (!args->embed.empty()) o.embed_in_first = args->embed == "first";
+    if (!args->head.empty()) o.head_in_last = args->head == "last";
     o.scope = explorer::parse_step_scope(args->scope, "--scope");
     const explorer::Proposal r = explorer::propose(ev, m, q.ctx, p, o, args->question.predictor.spec.runtime);
     const auto settle = settling(*args, r, m, *predictor);

@@ -147,12 +147,14 @@ void sweep_contexts(const StepArgs& args, explorer::Evaluator& ev, const model::
 
 // A whole-model layout file (propose --out): its layer layouts, parts and host terms priced
 // at its own context and precision.
-void whole_model(StepArgs& args) {
+// `model_given`: --model names the spec; else the file's model (beside it, or shipped).
+void whole_model(StepArgs& args, bool model_given) {
   const QuestionFlags& q = args.question;
   const explorer::LayoutFile f = explorer::read_layout_file(args.layout_file);
-  const model::ModelSpec m = q.load_model();
+  const model::ModelSpec m = model_given ? q.load_model() : explorer::layout_file_model(f, args.layout_file);
+  // A form not priced yet (an exporter's single-head attention) is priced as its default, which
+  // the step's notes say (explorer::price_members).
   const explorer::ModelLayout l = explorer::model_layout_of(f, m, args.layout_file);
-  for (const auto& [type, v] : l.layers) model::design_space().require_priced(v, std::string("step: ") + model::to_string(type));
   auto predictor = args.question.predictor.load();
   explorer::Evaluator ev(*predictor);
   const explorer::ModelStep s = explorer::price_model(ev, m, f.context, l, args.question.predictor.spec.runtime);
@@ -175,6 +177,9 @@ void whole_model(StepArgs& args) {
     w.field("scope", explorer::to_string(l.scope));
     w.field("head_precision", model::to_string(l.head_precision));
     w.field("written_ms_per_token", f.whole_model->ms_per_token);
+    w.key("notes").begin_array();  // what the figure approximates or leaves out
+    for (const auto& n : s.notes) w.value(n);
+    w.end_array();
     w.end_object();
     w.end_object();
     return;
@@ -215,7 +220,7 @@ void add_step_verb(CLI::App& app) {
       // CLI11's excludes, whose help lists several options in an order that varies by run.)
       for (const char* other : {"--layout", "--set", "--sweep-ctx", "--plot", "--ctx", "--precision", "--head-precision"})
         if (sub->get_option(other)->count() > 0) throw Error(std::string("--layout-file: the file gives what ") + other + " would");
-      return whole_model(*args);
+      return whole_model(*args, sub->get_option("--model")->count() > 0);
     }
     // 0. Flags that only make sense together, and the output target, before any work.
     if (!args->plot.empty() && args->sweep_ctx.empty())

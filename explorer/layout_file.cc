@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "explorer/whole_step.h"
+#include "model/model_loader.h"
 #include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/yaml_reader.h"
@@ -27,9 +28,13 @@ LayoutFile make_layout_file(Evaluator& ev, const model::ModelSpec& model, int ct
   for (model::LayerType t : model.layer_types) {
     const model::Variant& v = chosen.at(t);
     model::LayerSpec spec = model.layer(t, ctx);
+    // The file keeps the layout as given; its times are of the form priced in its place when a
+    // value is not priced yet (DesignSpace::priced_representative), its legality the form's own.
+    std::vector<std::string> unpriced;
+    const Evaluation& priced = ev.evaluate(spec, model::design_space().priced_representative(v, unpriced));
     const Evaluation& e = ev.evaluate(spec, v);
-    LayoutEntry entry{t, v, spec.cache_entries, e.prediction.latency_ms, e.prediction.low_ms, e.prediction.high_ms,
-                      costmodel::to_string(e.prediction.legality.compiles)};
+    LayoutEntry entry{t, v, spec.cache_entries, priced.prediction.latency_ms, priced.prediction.low_ms,
+                      priced.prediction.high_ms, costmodel::to_string(e.prediction.legality.compiles)};
     f.defaults.emplace(t, entry);
     f.layers.push_back(entry);
     f.step_ms += entry.predicted_ms;
@@ -141,6 +146,25 @@ void write_layout_file(const LayoutFile& f, const std::string& path) {
   // A unique temporary file, fsync, rename: a reader never sees half a file, even with
   // concurrent writers of one path.
   write_file_atomically(path, layout_file_yaml(f));
+}
+
+model::ModelSpec layout_file_model(const LayoutFile& f, const std::string& path) {
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  for (const char* ext : {".yaml", ".json"}) {
+    const std::filesystem::path beside = dir / (f.model + ext);
+    if (std::filesystem::exists(beside)) {
+      model::ModelSpec m = model::load_model(beside.string());
+      if (m.name != f.model)
+        throw Error(path + ": model: '" + f.model + "', but the spec beside it (" + beside.string() + ") is '" + m.name + "'");
+      return m;
+    }
+  }
+  try {
+    return model::load_model(f.model);
+  } catch (const Error& e) {
+    throw Error(path + ": model: '" + f.model + "' is neither beside the file (" + (dir / (f.model + ".yaml")).string() +
+                ", .json) nor a shipped model: " + e.what());
+  }
 }
 
 }  // namespace layoutx::explorer

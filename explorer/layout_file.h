@@ -68,4 +68,9 @@ LayoutFile read_layout_file(const std::string& path);
 // Same, from text; `name` stands for the file in messages (tests, the fuzz target).
 LayoutFile read_layout_file_text(const std::string& text, const std::string& name);
 
+// The model a layout file names: its spec beside the file (<dir>/<model>.yaml, else
+// <dir>/<model>.json, an HF config.json: an exporter's layout ships with its model), else the shipped model of
+// that name. Throws Error naming the layout file and where it looked.
+model::ModelSpec layout_file_model(const LayoutFile& f, const std::string& path);
+
 }  // namespace layoutx::explorer

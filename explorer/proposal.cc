@@ -52,9 +52,12 @@ Best best_partition(const MemberCosts& members, const std::string& device, const
   if (o.layers_per_part) counts = {*o.layers_per_part};
   else
     for (int n = 1; n <= m.num_layers(); ++n) counts.push_back(n);
+  const std::vector<bool> embeds = o.embed_in_first ? std::vector<bool>{*o.embed_in_first} : std::vector<bool>{false, true};
+  const std::vector<bool> heads = o.head_in_last ? std::vector<bool>{*o.head_in_last} : std::vector<bool>{false, true};
+  const bool fixed = o.layers_per_part && o.embed_in_first && o.head_in_last;
   for (int n : counts)
-    for (bool embed_in : {false, true})
-      for (bool head_in : {false, true}) {
+    for (bool embed_in : embeds)
+      for (bool head_in : heads) {
         ModelLayout l = base;
         l.layers_per_part = n;
         l.embed_in_first = embed_in;
@@ -67,7 +70,7 @@ Best best_partition(const MemberCosts& members, const std::string& device, const
         } catch (const Error& e) {
           ++out.partitions_refused;
           if (out.refused_example.empty()) out.refused_example = e.what();
-          if (o.layers_per_part) throw;  // the question's own partition: its refusal is the answer
+          if (fixed) throw;  // the question's own partition: its refusal is the answer
         }
       }
   if (!best.found) throw Error("no partition of " + m.name + " stays within " + device + "'s limits: " + out.refused_example);
@@ -85,6 +88,10 @@ Proposal propose(Evaluator& ev, const model::ModelSpec& m, int ctx, model::Preci
   ModelLayout chosen = team_default(m, p, o), known = chosen;
   for (model::LayerType t : {model::LayerType::kSliding, model::LayerType::kFull}) {
     if (m.count(t) == 0) continue;
+    if (auto f = o.fixed_layers.find(t); f != o.fixed_layers.end()) {  // the question's own: not searched
+      chosen.layers[t] = known.layers[t] = f->second;
+      continue;
+    }
     const model::LayerSpec L = m.layer(t, ctx);
     SelectionPolicy policy = o.policy;
     policy.incumbent = chosen.layers[t];  // a change from what the team ships must earn its place

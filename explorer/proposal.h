@@ -17,7 +17,11 @@ namespace layoutx::explorer {
 
 struct ProposalOptions {
   SelectionPolicy policy;               // each layer type's selection (fidelity floor, legality)
+  // Fixed by the question (an exporter's layout to price, or a team's constraint); the rest is
+  // searched. A fixed layer layout may hold forms not priced yet (priced as their defaults, said).
+  Assignment fixed_layers;
   std::optional<int> layers_per_part;   // fixed; else every count from 1 to all is tried
+  std::optional<bool> embed_in_first, head_in_last;  // fixed; else both placements are tried
   model::Precision head_precision = model::Precision::kW4A16;  // the LM head's, in every layout
   KvUpdate kv_update = KvUpdate::kInPlace;
   StepScope scope = StepScope::kRunner;

@@ -98,4 +98,23 @@ TEST(Cli, ProposeWritesTheBundlesOfTheMeasurementsThatWouldSettleIt) {
   EXPECT_FALSE(std::filesystem::exists(tmp / "none"));
 }
 
+// An exporter's layout priced as given: every choice fixed, nothing searched; the rest of propose's
+// answer (the team default beside it, the gain by axis) as usual.
+TEST(Cli, ProposeWithEveryChoiceFixedPricesTheGivenLayout) {
+  const std::string model = std::string(LAYOUTX_TEST_DIR) + "/emit/fixtures/small-hybrid.yaml";
+  Result r = layoutx("propose --model " + model + " --precision w4a16 --ctx 32 --no-fidelity --settle 0 --json "
+                     "--layout sliding=ring,full=ring --set full.kv_dtype=u8 --layers-per-part 2 --embed apart --head last");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "\"partitions_priced\": 1,")) << r.out;
+  const size_t proposal = r.out.find("\"proposal\": {");
+  const std::string p = r.out.substr(proposal, r.out.find("\"baseline\": {") - proposal);
+  EXPECT_TRUE(has(p, "\"full\": \"returns=new_entry,precision=w4a16,kv_dtype=u8\"")) << p;
+  EXPECT_TRUE(has(p, "\"layers_per_part\": 2,")) << p;
+  EXPECT_TRUE(has(p, "\"embed_in_first_part\": false,")) << p;
+  EXPECT_TRUE(has(p, "\"head_in_last_part\": true,")) << p;
+  Result bad = layoutx("propose --model " + model + " --ctx 32 --no-fidelity --embed middle");
+  EXPECT_EQ(bad.status, 2) << bad.out;
+  EXPECT_TRUE(has(bad.out, "--embed")) << bad.out;
+}
+
 }  // namespace

@@ -1,6 +1,7 @@
 // layoutx public: the public records against the device's predictions, as a user reads them.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -39,6 +40,23 @@ TEST(Cli, PublicRefusesABrokenFileNamingTheLine) {
   EXPECT_TRUE(has(r.out, "measurements[0].id: required key is missing")) << r.out;
   Result none = layoutx("public --file " + (tmp / "none.yaml"));
   EXPECT_EQ(none.status, 2) << none.out;
+}
+
+// The exporters' whole-model layouts shipped in configs/layouts/exporters/ price alone: each finds
+// its model beside it (or shipped), and says what it prices as another form.
+TEST(Cli, EveryShippedExporterLayoutPricesWithItsModelBesideIt) {
+  const std::filesystem::path dir = std::filesystem::path(LAYOUTX_CONFIG_DIR) / "layouts" / "exporters";
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (e.path().extension() != ".yaml" || (name.rfind("aihub-", 0) != 0 && name.rfind("executorch-", 0) != 0)) continue;
+    ++files;
+    Result r = layoutx("step --layout-file " + e.path().string() + " --json");
+    ASSERT_EQ(r.status, 0) << name << ": " << r.out;
+    EXPECT_TRUE(has(r.out, "\"tokens_per_s_interval\"")) << name;
+    EXPECT_TRUE(has(r.out, "heads=per_head is not priced yet: priced as heads=grouped")) << name;
+  }
+  EXPECT_EQ(files, 7);
 }
 
 }  // namespace
