@@ -34,10 +34,11 @@ struct Summary {
   int floors = 0, kept = 0, kept_at_low = 0;
 };
 
-Summary summarize(const std::vector<explorer::PublicCheck>& checks) {
+// The records of the device's own chip (`own`), or of the others (through their chip's prior).
+Summary summarize(const std::vector<explorer::PublicCheck>& checks, const std::string& chip, bool own) {
   Summary s;
   for (const auto& c : checks) {
-    if (!c.priced) continue;
+    if (!c.priced || (c.record->chip == chip) != own) continue;
     if (c.record->kind == costmodel::PublicKind::kDecodeFloor) {
       ++s.floors;
       s.kept += c.bound_kept;
@@ -54,8 +55,22 @@ std::string published(const explorer::PublicCheck& c) {
   return (c.record->kind == costmodel::PublicKind::kDecodeFloor ? "<= " : "") + fmt(c.published_ms, 2);
 }
 
+void write_summary(JsonWriter& w, const char* key, const Summary& s) {
+  w.key(key).begin_object();
+  w.field("decode_rates", static_cast<int64_t>(s.errors.size()));
+  if (!s.errors.empty()) {
+    w.field("median_abs_error", median(s.abs_errors));
+    w.field("median_error", median(s.errors));
+  }
+  w.field("floors", s.floors);
+  w.field("floors_kept", s.kept);
+  w.field("floors_kept_at_low", s.kept_at_low);
+  w.end_object();
+}
+
 void print_json(const PublicArgs& a, const costmodel::PublicTimings& t, const std::vector<explorer::PublicCheck>& checks,
-                const Summary& s, const costmodel::Predictor& predictor) {
+                const Summary& s, const Summary& others, const std::vector<explorer::ChipFactor>& factors,
+                const costmodel::Predictor& predictor) {
   JsonWriter w(std::cout);
   w.begin_object();
   w.field("file", t.path);
@@ -75,6 +90,8 @@ void print_json(const PublicArgs& a, const costmodel::PublicTimings& t, const st
       w.field("published_ms_per_token", c.published_ms);
       w.field("predicted_ms_per_token", c.predicted_ms);
       w.key("interval_ms").value(std::vector<double>{c.low_ms, c.high_ms});
+      w.field("device_ms_per_token", c.device_ms);
+      w.field("chip_factor_prior", c.chip_factor);
       w.field("parts", c.parts);
       if (r.kind == costmodel::PublicKind::kDecodeFloor) {
         w.field("bound_kept", c.bound_kept);
@@ -92,44 +109,69 @@ void print_json(const PublicArgs& a, const costmodel::PublicTimings& t, const st
     w.end_object();
   }
   w.end_array();
-  w.key("summary").begin_object();
-  w.field("decode_rates", static_cast<int64_t>(s.errors.size()));
-  if (!s.errors.empty()) {
-    w.field("median_abs_error", median(s.abs_errors));
-    w.field("median_error", median(s.errors));
+  write_summary(w, "summary", s);
+  write_summary(w, "other_chips", others);
+  w.key("chip_factors").begin_array();
+  for (const auto& f : factors) {
+    w.begin_object();
+    w.field("chip", f.chip);
+    w.field("prior", f.prior);
+    w.field("decode_rates", f.rates);
+    if (f.rates > 0) {
+      w.field("median", f.median);
+      w.key("range").value(std::vector<double>{f.low, f.high});
+    }
+    w.field("floors", f.floors);
+    if (f.bound) w.field("at_most", *f.bound);
+    w.end_object();
   }
-  w.field("floors", s.floors);
-  w.field("floors_kept", s.kept);
-  w.field("floors_kept_at_low", s.kept_at_low);
-  w.end_object();
+  w.end_array();
   w.end_object();
 }
 
+void print_summary(const std::string& what, const Summary& s) {
+  if (!s.errors.empty())
+    std::cout << what << " decode rates: " << s.errors.size() << ", median |error| " << fmt(100 * median(s.abs_errors), 0)
+              << "%, median error " << (median(s.errors) > 0 ? "+" : "") << fmt(100 * median(s.errors), 0)
+              << "% (positive: layoutx predicts slower than published)\n";
+  if (s.floors > 0)
+    std::cout << what << " CI floors (predicted ms/token <= 1000 / floor): " << s.kept << " of " << s.floors
+              << " kept at the prediction, " << s.kept_at_low << " at its interval's low end\n";
+}
+
 void print_text(const PublicArgs& a, const costmodel::PublicTimings& t, const std::vector<explorer::PublicCheck>& checks,
-                const Summary& s, const costmodel::Predictor& predictor, const std::string& chip) {
+                const Summary& s, const Summary& others, const std::vector<explorer::ChipFactor>& factors,
+                const costmodel::Predictor& predictor, const std::string& chip) {
   int priced = 0;
   for (const auto& c : checks) priced += c.priced;
   std::cout << "layoutx public: " << t.records.size() << " records of " << t.path << "; " << priced << " priced on "
             << predictor.device() << " (" << chip << "), calibration " << predictor.calibration_id() << " ("
             << a.predictor.source << ")\n\n";
-  Table tab({"record", "use", "includes", "published ms", "predicted ms", "interval ms", "error / bound", "parts", "approx."});
+  Table tab({"record", "chip", "use", "includes", "published ms", "predicted ms", "interval ms", "error / bound", "parts",
+             "approx."});
   for (const auto& c : checks) {
     if (!c.priced) continue;
     const bool floor = c.record->kind == costmodel::PublicKind::kDecodeFloor;
-    tab.add({c.record->key, costmodel::to_string(c.record->use), costmodel::to_string(c.record->includes), published(c),
+    tab.add({c.record->key, c.record->chip + (c.record->chip == chip ? "" : " x" + fmt(c.chip_factor, 2)),
+             costmodel::to_string(c.record->use), costmodel::to_string(c.record->includes), published(c),
              fmt(c.predicted_ms, 2), "[" + fmt(c.low_ms, 2) + ", " + fmt(c.high_ms, 2) + "]",
              floor ? (c.bound_kept ? "kept" : c.bound_kept_at_low ? "kept at low end" : "broken")
                    : (c.error > 0 ? "+" : "") + fmt(100 * c.error, 0) + "%",
              std::to_string(c.parts), std::to_string(c.approximations.size())});
   }
   tab.print(std::cout);
-  if (!s.errors.empty())
-    std::cout << "\ndecode rates: " << s.errors.size() << ", median |error| " << fmt(100 * median(s.abs_errors), 0)
-              << "%, median error " << (median(s.errors) > 0 ? "+" : "") << fmt(100 * median(s.errors), 0)
-              << "% (positive: layoutx predicts slower than published)\n";
-  if (s.floors > 0)
-    std::cout << "CI floors (predicted ms/token <= 1000 / floor): " << s.kept << " of " << s.floors
-              << " kept at the prediction, " << s.kept_at_low << " at its interval's low end\n";
+  std::cout << "\n";
+  print_summary("on " + chip + ":", s);
+  print_summary("other chips (through each chip's prior factor):", others);
+  if (!factors.empty()) {
+    std::cout << "\nchip factors (the chip's time for 1 ms on " << chip << "; prior: the DRAM peaks' ratio):\n";
+    Table f({"chip", "prior", "decode rates", "the rates say", "range", "floors", "the floors allow at most"});
+    for (const auto& x : factors)
+      f.add({x.chip, fmt(x.prior, 2), std::to_string(x.rates), x.rates ? fmt(x.median, 2) : "-",
+             x.rates ? "[" + fmt(x.low, 2) + ", " + fmt(x.high, 2) + "]" : "-", std::to_string(x.floors),
+             x.bound ? fmt(*x.bound, 2) : "-"});
+    f.print(std::cout);
+  }
   // Why the rest is not priced, by reason.
   std::map<std::string, int> reasons;
   for (const auto& c : checks)
@@ -160,9 +202,10 @@ void add_public_verb(CLI::App& app) {
     std::transform(chip.begin(), chip.end(), chip.begin(), [](unsigned char c) { return std::tolower(c); });
     explorer::Evaluator ev(*predictor);
     const auto checks = explorer::check_public_records(ev, t, a->predictor.spec.runtime, chip);
-    const Summary s = summarize(checks);
-    if (a->json) print_json(*a, t, checks, s, *predictor);
-    else print_text(*a, t, checks, s, *predictor, chip);
+    const Summary s = summarize(checks, chip, true), others = summarize(checks, chip, false);
+    const auto factors = explorer::chip_factors(checks, chip);
+    if (a->json) print_json(*a, t, checks, s, others, factors, *predictor);
+    else print_text(*a, t, checks, s, others, factors, *predictor, chip);
   });
 }
 

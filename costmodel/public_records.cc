@@ -179,6 +179,15 @@ PublicRecord read_record(const std::string& file, const YAML::Node& n, size_t in
     r.ms_per_op = f.number("ms_per_op", false, 0);
     f.allow("thread_aggregate_cycles");
   });
+  // A figure is a positive number (a rate of 0 has no time).
+  const std::pair<const char*, std::optional<double>*> figures[] = {
+      {"tokens_per_s", &r.tokens_per_s}, {"ms_per_token", &r.ms_per_token}, {"ms_per_graph", &r.ms_per_graph},
+      {"tokens_per_s_at_least", &r.tokens_per_s_at_least}, {"ms_per_op", &r.ms_per_op}};
+  for (const auto& [k, v] : figures)
+    if (*v && **v <= 0) {
+      m.error("figure", std::string(k) + " must be above 0, got " + std::to_string(**v));
+      v->reset();
+    }
   // The figure the kind needs.
   const bool has_time = r.tokens_per_s || r.ms_per_token;
   if (r.kind == PublicKind::kDecodeRate && !has_time) m.error("figure", "a decode_rate needs tokens_per_s or ms_per_token");

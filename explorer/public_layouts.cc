@@ -1,6 +1,8 @@
 #include "explorer/public_layouts.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "model/design_space.h"
 #include "model/model_loader.h"
@@ -62,7 +64,8 @@ std::optional<PublicQuestion> public_question(const PublicRecord& r, const costm
     return no(std::string("not for calibration: use ") + costmodel::to_string(r.use));
   if (r.kind != PublicKind::kDecodeRate && r.kind != PublicKind::kDecodeFloor)
     return no(std::string("not a whole-model figure: ") + costmodel::to_string(r.kind) + " (whole-model figures only so far)");
-  if (r.chip != chip) return no("another chip: " + r.chip + " enters through its chip's factor, not fitted yet");
+  if (r.chip != chip && !chip_factor_prior(t, chip, r.chip))
+    return no("another chip: " + r.chip + " has no DRAM peak for its factor's prior");
   auto model = t.models.find(r.model);
   if (model == t.models.end()) return no("model " + r.model + " not in the file");
   if (!l.context_length.known()) return no("not stated: context length " + l.context_length.word);
@@ -143,6 +146,15 @@ std::optional<PublicQuestion> public_question(const PublicRecord& r, const costm
   return q;
 }
 
+std::optional<double> chip_factor_prior(const costmodel::PublicTimings& t, const std::string& device_chip,
+                                        const std::string& chip) {
+  if (chip == device_chip) return 1.0;
+  auto d = t.chips.find(device_chip), c = t.chips.find(chip);
+  if (d == t.chips.end() || c == t.chips.end() || !d->second.dram_peak_gbps.known() || !c->second.dram_peak_gbps.known())
+    return std::nullopt;
+  return *d->second.dram_peak_gbps.value / *c->second.dram_peak_gbps.value;
+}
+
 std::vector<PublicCheck> check_public_records(Evaluator& ev, const costmodel::PublicTimings& t,
                                               const costmodel::RuntimeSpec& runtime, const std::string& chip) {
   std::vector<PublicCheck> out;
@@ -155,9 +167,11 @@ std::vector<PublicCheck> check_public_records(Evaluator& ev, const costmodel::Pu
       try {
         const ModelStep s = price_model(ev, q->model, q->ctx, q->layout, runtime);
         c.priced = true;
-        c.predicted_ms = s.ms;
-        c.low_ms = s.low_ms;
-        c.high_ms = s.high_ms;
+        c.device_ms = s.ms;
+        c.chip_factor = *chip_factor_prior(t, chip, r.chip);
+        c.predicted_ms = s.ms * c.chip_factor;
+        c.low_ms = s.low_ms * c.chip_factor;
+        c.high_ms = s.high_ms * c.chip_factor;
         c.parts = static_cast<int>(s.parts.size());
         if (r.kind == PublicKind::kDecodeFloor) {
           c.published_ms = 1000.0 / *r.tokens_per_s_at_least;
@@ -174,6 +188,37 @@ std::vector<PublicCheck> check_public_records(Evaluator& ev, const costmodel::Pu
       }
     }
     out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<ChipFactor> chip_factors(const std::vector<PublicCheck>& checks, const std::string& device_chip) {
+  std::map<std::string, ChipFactor> by;
+  std::map<std::string, std::vector<double>> ratios;
+  for (const auto& c : checks) {
+    if (!c.priced || c.record->chip == device_chip || c.device_ms <= 0) continue;
+    ChipFactor& f = by[c.record->chip];
+    f.chip = c.record->chip;
+    f.prior = c.chip_factor;
+    const double ratio = c.published_ms / c.device_ms;
+    if (c.record->kind == PublicKind::kDecodeFloor) {
+      ++f.floors;
+      f.bound = f.bound ? std::min(*f.bound, ratio) : ratio;
+    } else {
+      ratios[f.chip].push_back(ratio);
+    }
+  }
+  std::vector<ChipFactor> out;
+  for (auto& [chip, f] : by) {
+    auto& v = ratios[chip];
+    f.rates = static_cast<int>(v.size());
+    if (!v.empty()) {
+      std::sort(v.begin(), v.end());
+      f.median = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+      f.low = v.front();
+      f.high = v.back();
+    }
+    out.push_back(f);
   }
   return out;
 }

@@ -30,10 +30,18 @@ struct PublicQuestion {
 // window pattern it does not read), naming the model.
 model::ModelSpec public_model_spec(const costmodel::PublicModel& p, std::vector<std::string>& approximations);
 
-// The record as a question on a device whose chip is `chip` (the public file's key, "sm8750"), or
-// nullopt with `why_not` set.
+// The record as a question, priced on the device (whose chip is `chip`, the public file's key,
+// "sm8750"), or nullopt with `why_not` set. A record of another chip is asked on the device too
+// and enters through that chip's factor (chip_factor_prior), never directly.
 std::optional<PublicQuestion> public_question(const costmodel::PublicRecord& r, const costmodel::PublicTimings& t,
                                               const std::string& chip, std::string& why_not);
+
+// Another chip's time for what the device does in 1 ms, before any record of it: decode streams
+// weights, so the ratio of the DRAM peaks (the device's over the chip's). nullopt when either peak
+// is not known. A prior, not a fit: the chips' NPUs differ too (v75 vs v79), which the records'
+// own factor (ChipFactor) shows.
+std::optional<double> chip_factor_prior(const costmodel::PublicTimings& t, const std::string& device_chip,
+                                        const std::string& chip);
 
 // One record priced against its figure.
 struct PublicCheck {
@@ -42,7 +50,9 @@ struct PublicCheck {
   std::string why_not;                      // when not priced: "<category>: <detail>"
   std::vector<std::string> approximations;
   double published_ms = 0;                  // ms a token (a floor: the most it may take, 1000 / floor)
-  double predicted_ms = 0, low_ms = 0, high_ms = 0;
+  double predicted_ms = 0, low_ms = 0, high_ms = 0;  // on the record's chip (the device's times the chip factor)
+  double device_ms = 0;                     // the same layout on the device
+  double chip_factor = 1;                   // the prior applied (1 on the device's own chip)
   int parts = 0;
   // decode_rate: predicted / published - 1; decode_floor: whether the prediction keeps the
   // bound (predicted_ms <= published_ms), and its interval's low end does.
@@ -53,5 +63,18 @@ struct PublicCheck {
 // Every record of `t`, priced where it can be on the device of `chip`.
 std::vector<PublicCheck> check_public_records(Evaluator& ev, const costmodel::PublicTimings& t,
                                               const costmodel::RuntimeSpec& runtime, const std::string& chip);
+
+// What another chip's records say of its factor: the published time over the device's prediction,
+// per decode rate (median and range), and the floors' bound on it (the factor at most the smallest
+// published floor time over the device's prediction).
+struct ChipFactor {
+  std::string chip;
+  double prior = 1;
+  int rates = 0;                       // decode rates behind the fit
+  double median = 0, low = 0, high = 0;  // of published / device-predicted, over the rates
+  int floors = 0;
+  std::optional<double> bound;         // from the floors: the factor is at most this
+};
+std::vector<ChipFactor> chip_factors(const std::vector<PublicCheck>& checks, const std::string& device_chip);
 
 }  // namespace layoutx::explorer

@@ -22,11 +22,14 @@ TEST(Cli, PublicPricesTheRecordsOfTheDevicesChipAndSaysWhyNotTheRest) {
                         "\"approximations\"", "\"predicted_ms_per_token\"", "\"calibration_id\""})
     EXPECT_TRUE(has(r.out, k)) << k;
   EXPECT_TRUE(has(r.out, "\"key\": \"E11/llama-3.2-1b/sm8750\",")) << r.out;
-  EXPECT_TRUE(has(r.out, "another chip: sm8650")) << r.out;
+  EXPECT_TRUE(has(r.out, "another chip: qcs8550_proxy has no DRAM peak")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"chip_factors\"")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"chip\": \"sm8650\"")) << r.out;
   Result t = layoutx("public");
   ASSERT_EQ(t.status, 0) << t.out;
-  EXPECT_TRUE(has(t.out, "decode rates: ")) << t.out;
-  EXPECT_TRUE(has(t.out, "CI floors (predicted ms/token <= 1000 / floor): ")) << t.out;
+  EXPECT_TRUE(has(t.out, "on sm8750: decode rates: ")) << t.out;
+  EXPECT_TRUE(has(t.out, "on sm8750: CI floors (predicted ms/token <= 1000 / floor): ")) << t.out;
+  EXPECT_TRUE(has(t.out, "chip factors (the chip's time for 1 ms on sm8750")) << t.out;
   EXPECT_TRUE(has(t.out, "(--all lists them)")) << t.out;
 }
 

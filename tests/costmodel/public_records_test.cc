@@ -78,6 +78,7 @@ TEST(PublicRecords, WhatIsWrongIsNamedByLineAndKey) {
   fails_with("  chip: sm8750\n", "  chip: sm9999\n", "chip: 'sm9999' is not in the file's chips");
   fails_with("  figure: {tokens_per_s: 135}", "  figure: {}", "a decode_rate needs tokens_per_s or ms_per_token");
   fails_with("    context_length: 128\n", "    context_length: many\n", "context_length: expected a value or unknown");
+  fails_with("  figure: {tokens_per_s: 135}", "  figure: {tokens_per_s: 0}", "tokens_per_s must be above 0");
 }
 
 }  // namespace

@@ -62,8 +62,12 @@ TEST(PublicLayouts, ShardsSplitTheLayersEvenly) {
 
 TEST(PublicLayouts, WhatCannotBePricedSaysWhy) {
   std::string why;
-  EXPECT_FALSE(public_question(record("E11/llama-3.2-1b/sm8650"), shipped(), "sm8750", why));
-  EXPECT_THAT(why, HasSubstr("another chip: sm8650"));
+  // Another chip's record is asked on the device and enters through the chip's factor, whose prior
+  // needs both DRAM peaks.
+  EXPECT_TRUE(public_question(record("E11/llama-3.2-1b/sm8650"), shipped(), "sm8750", why));
+  EXPECT_NEAR(*chip_factor_prior(shipped(), "sm8750", "sm8650"), 84.8 / 76.8, 1e-12);
+  EXPECT_FALSE(public_question(record("A12/llama-2-7b/qcs8550-proxy/v0.15.0"), shipped(), "sm8750", why));
+  EXPECT_THAT(why, HasSubstr("another chip: qcs8550_proxy has no DRAM peak"));
   EXPECT_FALSE(public_question(record("E1/qwen2.5-0.5b/16a8w"), shipped(), "sm8750", why));
   EXPECT_THAT(why, HasSubstr("the cache inside the graph"));
   EXPECT_FALSE(public_question(record("E5/qwen3-1.7b/16a8w"), shipped(), "sm8750", why));
