@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "cli/bundle_json.h"
 #include "cli/table.h"
 #include "emit/part.h"
 #include "explorer/layout_file.h"
@@ -129,22 +130,9 @@ void print_parts(const EmittedParts& e, bool json) {
       w.end_array();
       w.field("ctx", p.ctx);
       w.field("predicted_ms", p.predicted_ms);
-      w.field("dir", p.files.dir);
-      w.field("onnx", p.files.onnx);
-      w.field("job", p.files.job);
-      w.field("submit_aihub", p.files.aihub_script);
-      w.field("qnn_sdk", p.files.qnn_script);
-      w.field("calibration_samples", static_cast<int64_t>(p.files.calibration.size()));
+      write_bundle_files(w, p.files);
       w.field("checker", "ok");
-      if (p.validation) {
-        w.key("validation").begin_object();
-        w.field("steps", p.validation->steps);
-        w.field("snr_db", p.validation->hidden.snr_db);
-        w.field("kv_snr_db", p.validation->kv_snr_db);
-        w.field("max_abs_err", p.validation->hidden.max_abs_err);
-        w.field("top1_agreement", p.validation->hidden.top1_agreement);
-        w.end_object();
-      }
+      if (p.validation) write_validation(w, *p.validation);
       w.end_object();
     }
     w.end_array();

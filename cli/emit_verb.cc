@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/bundle_json.h"
 #include "cli/emit_parts.h"
 #include "cli/flag_checks.h"
 #include "cli/layer_options.h"
@@ -175,25 +176,10 @@ void print(const std::vector<Emitted>& done, bool json) {
       w.field("layer", model::to_string(e.job.layer.type));
       w.field("ctx", e.job.layer.context);
       w.field("variant_key", e.job.variant.key(model::AxisScope(e.job.layer)));
-      w.field("dir", e.files.dir);
-      w.field("onnx", e.files.onnx);
-      w.field("job", e.files.job);
-      w.field("submit_aihub", e.files.aihub_script);
-      w.field("qnn_sdk", e.files.qnn_script);
-      w.field("calibration_samples", static_cast<int64_t>(e.files.calibration.size()));
+      write_bundle_files(w, e.files);
       w.field("weights", e.weights_description);
       w.field("checker", "ok");
-      if (e.validation) {
-        w.key("validation").begin_object();
-        w.field("steps", e.validation->steps);
-        w.field("snr_db", e.validation->hidden.snr_db);
-        w.field("delta_snr_db", e.validation->hidden.delta_snr_db);
-        w.field("min_step_snr_db", e.validation->hidden.min_step_snr_db);
-        w.field("max_abs_err", e.validation->hidden.max_abs_err);
-        w.field("kv_snr_db", e.validation->kv_snr_db);
-        w.field("top1_agreement", e.validation->hidden.top1_agreement);
-        w.end_object();
-      }
+      if (e.validation) write_validation(w, *e.validation);
       w.end_object();
     }
     w.end_array();
