@@ -28,6 +28,10 @@ struct RuntimeSpec {
   RuntimeTerm host_copy_gbps;     // host memcpy rate: the new K/V entries, a window's shift or copy
   double rpc_polling_us = 0;      // a call longer than this (burst mode's polling window) pays a wake-up
   RuntimeTerm wakeup_us;          // ... this one
+  // What joining two graphs into one part saves beyond the calibrated per-execute term, per joined
+  // boundary (the hidden state's conversion and copy across it, a weight-prefetch restart at the
+  // next graph's start): the hypotheses a part's interval carries (0 at value: the execute only).
+  RuntimeTerm merge_saving_us;
   // Limits of a partition (0: none known).
   double max_binary_gb = 0;       // a context binary file
   double max_context_gb = 0;      // one context: its weights and its I/O tensors
@@ -35,7 +39,7 @@ struct RuntimeSpec {
 };
 
 // `r` with every term's value at one end of its range: the end where the step is fastest (lowest
-// costs, the highest copy rate) or slowest. What an interval's bounds and a robustness check use.
+// costs, the highest copy rate and merge saving) or slowest. What an interval's bounds and a robustness check use.
 enum class RuntimeEnd { kFast, kSlow };
 RuntimeSpec at_end(const RuntimeSpec& r, RuntimeEnd end);
 

@@ -124,10 +124,14 @@ ModelStep price_partition(const MemberCosts& c, const model::ModelSpec& m, const
     add(p, c.head);
     s.parts.push_back(p);
   }
+  // Each joined boundary saves the execute term, and what else joining saves (a prior: its value
+  // in the point, its ends in the bounds).
+  const costmodel::RuntimeTerm& extra = rt.merge_saving_us;
   for (PartCost& p : s.parts) {
-    const double saved = (p.graphs_merged - 1) * s.execute_ms;
-    p.ms -= saved, p.high_ms -= saved;
-    p.low_ms = std::max(0.0, p.low_ms - saved);  // a wide lower bound ends at no time, not below
+    const int joined = p.graphs_merged - 1;
+    p.ms -= joined * (s.execute_ms + extra.value / 1e3);
+    p.high_ms -= joined * (s.execute_ms + extra.low / 1e3);
+    p.low_ms = std::max(0.0, p.low_ms - joined * (s.execute_ms + extra.high / 1e3));  // ends at no time, not below
     p.pays_wakeup = rt.present && p.ms * 1e3 > rt.rpc_polling_us;
     s.graphs_ms += p.ms, s.graphs_low_ms += p.low_ms, s.graphs_high_ms += p.high_ms, s.floor_ms += p.floor_ms;
   }

@@ -200,6 +200,8 @@ TEST(DeviceSpec, RuntimeTermsAreReadWithTheirRangesAndCheckedForOrder) {
   EXPECT_LE(d.runtime.host_call_us.low, d.runtime.host_call_us.value);
   EXPECT_LE(d.runtime.host_call_us.value, d.runtime.host_call_us.high);
   EXPECT_FALSE(d.runtime.sampling_ns_per_vocab.reason.empty());
+  EXPECT_LE(d.runtime.merge_saving_us.value, d.runtime.merge_saving_us.high);
+  EXPECT_FALSE(d.runtime.merge_saving_us.reason.empty());
   std::ifstream in(kConfigs + "/devices/galaxy-s25.yaml");
   const std::string ok((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   auto error_of = [&](const std::string& from, const std::string& to) {

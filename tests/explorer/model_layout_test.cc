@@ -68,6 +68,22 @@ TEST_F(ModelLayoutTest, OneGraphALayerIsTheWholeStep) {
   EXPECT_NEAR(s.execute_ms, ExecutePredictor::kExecuteMs, 1e-12);
 }
 
+// What joining graphs saves beyond the execute term is a prior: its value moves the point, its
+// range the bounds, per joined boundary.
+TEST_F(ModelLayoutTest, TheMergeSavingPriorWidensAJoinedPartsBounds) {
+  ModelLayout one = team_default(spark, Precision::kW4A16, options());
+  one.layers_per_part = 0, one.embed_in_first = one.head_in_last = true;  // 30 graphs in one part
+  one.scope = StepScope::kGraphs;
+  costmodel::RuntimeSpec r = runtime();
+  const ModelStep before = price_model(ev, spark, 4096, one, r);
+  r.merge_saving_us = {20, 0, 100, "test"};
+  const ModelStep after = price_model(ev, spark, 4096, one, r);
+  ASSERT_EQ(after.parts.size(), 1u);
+  EXPECT_NEAR(before.ms - after.ms, 29 * 0.020, 1e-9);
+  EXPECT_NEAR(before.low_ms - after.low_ms, 29 * 0.100, 1e-9);
+  EXPECT_NEAR(before.high_ms - after.high_ms, 0, 1e-9);
+}
+
 // A form the cost model does not price yet (single-head attention) is priced as its axis's
 // default, never as whatever the predictor makes of it, and the step says so.
 TEST_F(ModelLayoutTest, AnUnpricedFormIsPricedAsItsDefaultAndSaid) {
