@@ -263,8 +263,8 @@ void print_text(const ProposeArgs& a, const explorer::Proposal& r, const Measure
     std::cout << "\n";
   }
   if (!a.out.empty()) std::cout << "wrote " << a.out << " (the whole-model layout file: `layoutx step --layout-file` prices it back)\n";
-  std::cout << "not priced: what a part boundary costs beyond its call (the hidden state's conversion at merged "
-               "boundaries and any spill across layers are kept as in one-layer graphs); the LM head's fidelity\n";
+  std::cout << "assumed, not measured: what joining graphs saves beyond the execute term (runtime.merge_saving_us, "
+               "in the interval only; no multi-layer part of this device was timed); not priced: the LM head's fidelity\n";
 }
 
 }  // namespace
