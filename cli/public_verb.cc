@@ -2,6 +2,7 @@
 // predictions: each record layoutx can express on the device's chip priced as a whole-model step,
 // beside its published figure; what it cannot express, and why.
 #include <algorithm>
+#include <vector>
 #include <cctype>
 #include <iostream>
 #include <map>
@@ -26,41 +27,20 @@ struct PublicArgs {
   PredictorOptions predictor;
   std::string file;  // --file; "" : the shipped copy
   bool all = false;  // --all: list every record not priced with its reason
+  bool by_hypothesis = false;  // --by-hypothesis: the records priced by each hypothesis alone
   bool json = false;
 };
-
-struct Summary {
-  std::vector<double> abs_errors, errors;  // decode rates
-  int floors = 0, kept = 0, kept_at_low = 0;
-};
-
-// The records of the device's own chip (`own`), or of the others (through their chip's prior).
-Summary summarize(const std::vector<explorer::PublicCheck>& checks, const std::string& chip, bool own) {
-  Summary s;
-  for (const auto& c : checks) {
-    if (!c.priced || (c.record->chip == chip) != own) continue;
-    if (c.record->kind == costmodel::PublicKind::kDecodeFloor) {
-      ++s.floors;
-      s.kept += c.bound_kept;
-      s.kept_at_low += c.bound_kept_at_low;
-    } else {
-      s.errors.push_back(c.error);
-      s.abs_errors.push_back(std::abs(c.error));
-    }
-  }
-  return s;
-}
 
 std::string published(const explorer::PublicCheck& c) {
   return (c.record->kind == costmodel::PublicKind::kDecodeFloor ? "<= " : "") + fmt(c.published_ms, 2);
 }
 
-void write_summary(JsonWriter& w, const char* key, const Summary& s) {
+void write_summary(JsonWriter& w, const char* key, const explorer::PublicSummary& s) {
   w.key(key).begin_object();
   w.field("decode_rates", static_cast<int64_t>(s.errors.size()));
   if (!s.errors.empty()) {
-    w.field("median_abs_error", median(s.abs_errors));
-    w.field("median_error", median(s.errors));
+    w.field("median_abs_error", s.median_abs_error);
+    w.field("median_error", s.median_error);
   }
   w.field("floors", s.floors);
   w.field("floors_kept", s.kept);
@@ -69,7 +49,7 @@ void write_summary(JsonWriter& w, const char* key, const Summary& s) {
 }
 
 void print_json(const PublicArgs& a, const costmodel::PublicTimings& t, const std::vector<explorer::PublicCheck>& checks,
-                const Summary& s, const Summary& others, const std::vector<explorer::ChipFactor>& factors,
+                const explorer::PublicSummary& s, const explorer::PublicSummary& others, const std::vector<explorer::ChipFactor>& factors,
                 const costmodel::Predictor& predictor) {
   JsonWriter w(std::cout);
   w.begin_object();
@@ -129,10 +109,10 @@ void print_json(const PublicArgs& a, const costmodel::PublicTimings& t, const st
   w.end_object();
 }
 
-void print_summary(const std::string& what, const Summary& s) {
+void print_summary(const std::string& what, const explorer::PublicSummary& s) {
   if (!s.errors.empty())
-    std::cout << what << " decode rates: " << s.errors.size() << ", median |error| " << fmt(100 * median(s.abs_errors), 0)
-              << "%, median error " << (median(s.errors) > 0 ? "+" : "") << fmt(100 * median(s.errors), 0)
+    std::cout << what << " decode rates: " << s.errors.size() << ", median |error| " << fmt(100 * s.median_abs_error, 0)
+              << "%, median error " << (s.median_error > 0 ? "+" : "") << fmt(100 * s.median_error, 0)
               << "% (positive: layoutx predicts slower than published)\n";
   if (s.floors > 0)
     std::cout << what << " CI floors (predicted ms/token <= 1000 / floor): " << s.kept << " of " << s.floors
@@ -140,7 +120,7 @@ void print_summary(const std::string& what, const Summary& s) {
 }
 
 void print_text(const PublicArgs& a, const costmodel::PublicTimings& t, const std::vector<explorer::PublicCheck>& checks,
-                const Summary& s, const Summary& others, const std::vector<explorer::ChipFactor>& factors,
+                const explorer::PublicSummary& s, const explorer::PublicSummary& others, const std::vector<explorer::ChipFactor>& factors,
                 const costmodel::Predictor& predictor, const std::string& chip) {
   int priced = 0;
   for (const auto& c : checks) priced += c.priced;
@@ -185,6 +165,37 @@ void print_text(const PublicArgs& a, const costmodel::PublicTimings& t, const st
   std::cout << "approximations: --json lists each record's (where layoutx's layout is not the published one)\n";
 }
 
+// --by-hypothesis: every hypothesis, most weighted first.
+void print_hypotheses(std::vector<explorer::HypothesisPublicFit> fits, const std::string& chip, bool json) {
+  std::stable_sort(fits.begin(), fits.end(), [](const auto& x, const auto& y) { return x.weight > y.weight; });
+  if (json) {
+    JsonWriter w(std::cout);
+    w.begin_object();
+    w.key("hypotheses").begin_array();
+    for (const auto& f : fits) {
+      w.begin_object();
+      w.field("name", f.name);
+      w.field("weight", f.weight);
+      write_summary(w, "own_chip", f.own);
+      write_summary(w, "other_chips", f.others);
+      w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+    return;
+  }
+  std::cout << "the public records priced by each hypothesis alone (weight: from the team's timings); on " << chip
+            << ": decode rates' median error and floors kept; other chips: median error through the DRAM prior\n\n";
+  Table t({"hypothesis", "weight", chip + " median error", "median |error|", "floors kept", "other chips median error"});
+  auto pct = [](double x) { return (x > 0 ? "+" : "") + fmt(100 * x, 0) + "%"; };
+  for (const auto& f : fits)
+    t.add({f.name, fmt(f.weight, 3), f.own.errors.empty() ? "-" : pct(f.own.median_error),
+           f.own.errors.empty() ? "-" : fmt(100 * f.own.median_abs_error, 0) + "%",
+           std::to_string(f.own.kept) + " of " + std::to_string(f.own.floors),
+           f.others.errors.empty() ? "-" : pct(f.others.median_error)});
+  t.print(std::cout);
+}
+
 }  // namespace
 
 void add_public_verb(CLI::App& app) {
@@ -194,6 +205,8 @@ void add_public_verb(CLI::App& app) {
   sub->add_option("--file", a->file, "the public timings file (default: configs/public/public-snapdragon-timings.yaml)")
       ->check(CLI::ExistingFile);
   sub->add_flag("--all", a->all, "list every record that is not priced, with why");
+  sub->add_flag("--by-hypothesis", a->by_hypothesis,
+                "what the records say of each of the device's hypotheses: each one's errors beside its weight");
   sub->callback([a, sub] {
     a->json = json_requested(*sub);
     const auto t = costmodel::read_public_timings(a->file.empty() ? config_path("public/public-snapdragon-timings.yaml") : a->file);
@@ -202,8 +215,15 @@ void add_public_verb(CLI::App& app) {
     std::transform(chip.begin(), chip.end(), chip.begin(), [](unsigned char c) { return std::tolower(c); });
     explorer::Evaluator ev(*predictor);
     const auto checks = explorer::check_public_records(ev, t, a->predictor.spec.runtime, chip);
-    const Summary s = summarize(checks, chip, true), others = summarize(checks, chip, false);
+    const explorer::PublicSummary s = explorer::summarize_public(checks, chip, true),
+                                  others = explorer::summarize_public(checks, chip, false);
     const auto factors = explorer::chip_factors(checks, chip);
+    if (a->by_hypothesis) {
+      if (predictor->hypothesis_count() == 0)
+        throw Error("--by-hypothesis: " + a->predictor.source + " is one calibration, not a mixture of hypotheses");
+      return print_hypotheses(explorer::public_fit_by_hypothesis(*predictor, t, a->predictor.spec.runtime, chip), chip,
+                              a->json);
+    }
     if (a->json) print_json(*a, t, checks, s, others, factors, *predictor);
     else print_text(*a, t, checks, s, others, factors, *predictor, chip);
   });

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "model/design_space.h"
+#include "support/median.h"
 #include "model/model_loader.h"
 #include "support/error.h"
 
@@ -219,6 +220,77 @@ std::vector<ChipFactor> chip_factors(const std::vector<PublicCheck>& checks, con
       f.high = v.back();
     }
     out.push_back(f);
+  }
+  return out;
+}
+
+PublicSummary summarize_public(const std::vector<PublicCheck>& checks, const std::string& chip, bool own) {
+  PublicSummary s;
+  std::vector<double> abs;
+  for (const auto& c : checks) {
+    if (!c.priced || (c.record->chip == chip) != own) continue;
+    if (c.record->kind == PublicKind::kDecodeFloor) {
+      ++s.floors;
+      s.kept += c.bound_kept;
+      s.kept_at_low += c.bound_kept_at_low;
+    } else {
+      s.errors.push_back(c.error);
+      abs.push_back(std::abs(c.error));
+    }
+  }
+  s.median_abs_error = median(abs);
+  s.median_error = median(s.errors);
+  return s;
+}
+
+namespace {
+
+// One member of a mixture as a predictor of its own. The mixture prices every member at once
+// (predict_each), so the figures of a graph are kept for the other members (the graph's ops and
+// shapes are its key: embedding and head graphs have no variant of their own).
+class MemberPredictor : public costmodel::Predictor {
+ public:
+  using Figures = std::map<std::string, std::vector<costmodel::HypothesisFigure>>;
+  MemberPredictor(const costmodel::Predictor& mixture, size_t member, Figures& figures)
+      : mixture_(mixture), member_(member), figures_(figures) {}
+  costmodel::Prediction predict(const model::LayerGraph& g) const override {
+    std::string key;
+    for (model::Vertex v = 0; v < g.size(); ++v) {
+      const auto& n = g.op(v);
+      key += n.name + ':' + model::to_string(n.kind) + model::to_string(n.shape) + model::to_string(n.dtype) + ';';
+    }
+    auto it = figures_.find(key);
+    if (it == figures_.end()) it = figures_.emplace(key, mixture_.predict_each(g)).first;
+    return it->second.at(member_).prediction;
+  }
+  std::string device() const override { return mixture_.device(); }
+  std::string calibration_id() const override { return mixture_.calibration_id(); }
+
+ private:
+  const costmodel::Predictor& mixture_;
+  size_t member_;
+  Figures& figures_;
+};
+
+}  // namespace
+
+std::vector<HypothesisPublicFit> public_fit_by_hypothesis(const costmodel::Predictor& mixture,
+                                                          const costmodel::PublicTimings& t,
+                                                          const costmodel::RuntimeSpec& runtime, const std::string& chip) {
+  std::vector<HypothesisPublicFit> out;
+  MemberPredictor::Figures figures;
+  for (size_t i = 0; i < mixture.hypothesis_count(); ++i) {
+    MemberPredictor member(mixture, i, figures);
+    Evaluator ev(member);
+    const auto checks = check_public_records(ev, t, runtime, chip);
+    HypothesisPublicFit f;
+    if (!figures.empty()) {
+      f.name = figures.begin()->second.at(i).name;
+      f.weight = figures.begin()->second.at(i).weight;
+    }
+    f.own = summarize_public(checks, chip, true);
+    f.others = summarize_public(checks, chip, false);
+    out.push_back(std::move(f));
   }
   return out;
 }

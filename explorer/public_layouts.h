@@ -64,6 +64,26 @@ struct PublicCheck {
 std::vector<PublicCheck> check_public_records(Evaluator& ev, const costmodel::PublicTimings& t,
                                               const costmodel::RuntimeSpec& runtime, const std::string& chip);
 
+// The priced records summed up: on the device's own chip (`own`) or on the others (through their
+// chip's prior factor).
+struct PublicSummary {
+  std::vector<double> errors;          // decode rates: predicted / published - 1
+  double median_abs_error = 0, median_error = 0;
+  int floors = 0, kept = 0, kept_at_low = 0;
+};
+PublicSummary summarize_public(const std::vector<PublicCheck>& checks, const std::string& chip, bool own);
+
+// What the public records say of each of the device's hypotheses (a mixture's members): the
+// records priced with that hypothesis alone, beside its weight from the team's timings.
+struct HypothesisPublicFit {
+  std::string name;
+  double weight = 0;
+  PublicSummary own, others;
+};
+std::vector<HypothesisPublicFit> public_fit_by_hypothesis(const costmodel::Predictor& mixture,
+                                                          const costmodel::PublicTimings& t,
+                                                          const costmodel::RuntimeSpec& runtime, const std::string& chip);
+
 // What another chip's records say of its factor: the published time over the device's prediction,
 // per decode rate (median and range), and the floors' bound on it (the factor at most the smallest
 // published floor time over the device's prediction).

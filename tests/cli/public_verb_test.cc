@@ -33,6 +33,23 @@ TEST(Cli, PublicPricesTheRecordsOfTheDevicesChipAndSaysWhyNotTheRest) {
   EXPECT_TRUE(has(t.out, "(--all lists them)")) << t.out;
 }
 
+// Each hypothesis of the device's mixture prices the records alone: every member is listed with its
+// weight, and the members differ where the records tell them apart.
+TEST(Cli, PublicSaysWhatTheRecordsSayOfEachHypothesis) {
+  Result r = layoutx("public --by-hypothesis --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  size_t members = 0;
+  for (size_t at = r.out.find("\"name\": "); at != std::string::npos; at = r.out.find("\"name\": ", at + 1)) ++members;
+  EXPECT_GE(members, 2u);
+  EXPECT_TRUE(has(r.out, "\"own_chip\"")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"other_chips\"")) << r.out;
+  EXPECT_TRUE(has(r.out, "w4-expanded-pc")) << r.out;
+  Result one = layoutx("public --by-hypothesis --calibration " + std::string(LAYOUTX_CONFIG_DIR) +
+                       "/calibration/galaxy-s25.calibration.yaml");
+  EXPECT_EQ(one.status, 2) << one.out;
+  EXPECT_TRUE(has(one.out, "--by-hypothesis: ")) << one.out;
+}
+
 TEST(Cli, PublicRefusesABrokenFileNamingTheLine) {
   layoutx::test::TempDir tmp("public-bad");
   const std::string bad = tmp / "bad.yaml";
