@@ -176,6 +176,8 @@ void print_hypotheses(std::vector<explorer::HypothesisPublicFit> fits, const std
       w.begin_object();
       w.field("name", f.name);
       w.field("weight", f.weight);
+      w.field("log_likelihood", f.log_likelihood);
+      w.field("weight_with_public", f.weight_with_public);
       write_summary(w, "own_chip", f.own);
       write_summary(w, "other_chips", f.others);
       w.end_object();
@@ -184,12 +186,15 @@ void print_hypotheses(std::vector<explorer::HypothesisPublicFit> fits, const std
     w.end_object();
     return;
   }
-  std::cout << "the public records priced by each hypothesis alone (weight: from the team's timings); on " << chip
-            << ": decode rates' median error and floors kept; other chips: median error through the DRAM prior\n\n";
-  Table t({"hypothesis", "weight", chip + " median error", "median |error|", "floors kept", "other chips median error"});
+  std::cout << "the public records priced by each hypothesis alone (weight: from the team's timings; with " << chip
+            << "'s records: times their likelihood, export spread " << fmt(explorer::kExportSpread, 2)
+            << "); on " << chip << ": decode rates' median error and floors kept; other chips: median error through the "
+               "DRAM prior (not in the weights)\n\n";
+  Table t({"hypothesis", "weight", "with " + chip + " records", chip + " median error", "median |error|", "floors kept",
+           "other chips median error"});
   auto pct = [](double x) { return (x > 0 ? "+" : "") + fmt(100 * x, 0) + "%"; };
   for (const auto& f : fits)
-    t.add({f.name, fmt(f.weight, 3), f.own.errors.empty() ? "-" : pct(f.own.median_error),
+    t.add({f.name, fmt(f.weight, 3), fmt(f.weight_with_public, 3), f.own.errors.empty() ? "-" : pct(f.own.median_error),
            f.own.errors.empty() ? "-" : fmt(100 * f.own.median_abs_error, 0) + "%",
            std::to_string(f.own.kept) + " of " + std::to_string(f.own.floors),
            f.others.errors.empty() ? "-" : pct(f.others.median_error)});

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "model/design_space.h"
@@ -290,8 +291,24 @@ std::vector<HypothesisPublicFit> public_fit_by_hypothesis(const costmodel::Predi
     }
     f.own = summarize_public(checks, chip, true);
     f.others = summarize_public(checks, chip, false);
+    for (const auto& c : checks) {
+      if (!c.priced || c.record->chip != chip || c.predicted_ms <= 0) continue;
+      const double z0 = std::log(c.published_ms / c.predicted_ms);
+      if (c.record->kind == PublicKind::kDecodeFloor) {
+        f.log_likelihood += std::log(std::max(1e-300, 0.5 * std::erfc(-z0 / (kExportSpread * std::sqrt(2.0)))));
+      } else {
+        const double sd = std::hypot(c.record->rel_sd.value.value_or(kUnknownRelSd), kExportSpread);
+        f.log_likelihood += -0.5 * (z0 / sd) * (z0 / sd) - std::log(sd);
+      }
+    }
     out.push_back(std::move(f));
   }
+  // The members' weights with the records: the team's weight times the records' likelihood.
+  double top = -std::numeric_limits<double>::infinity(), total = 0;
+  for (const auto& f : out)
+    if (f.weight > 0) top = std::max(top, f.log_likelihood);
+  for (auto& f : out) total += f.weight_with_public = f.weight > 0 ? f.weight * std::exp(f.log_likelihood - top) : 0;
+  for (auto& f : out) f.weight_with_public = total > 0 ? f.weight_with_public / total : 0;
   return out;
 }
 

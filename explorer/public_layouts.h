@@ -77,9 +77,19 @@ PublicSummary summarize_public(const std::vector<PublicCheck>& checks, const std
 // records priced with that hypothesis alone, beside its weight from the team's timings.
 struct HypothesisPublicFit {
   std::string name;
-  double weight = 0;
+  double weight = 0;             // from the team's timings
   PublicSummary own, others;
+  // log-likelihood of the device chip's records under this member alone: each decode rate's
+  // log(published / predicted) ~ N(0, sd) with sd = hypot(the record's rel_sd, kExportSpread);
+  // each floor kept with probability Phi(log(floor time / predicted) / kExportSpread).
+  double log_likelihood = 0;
+  double weight_with_public = 0;  // weight x likelihood, normalized over the members
 };
+// The spread between exports, runtimes and releases that one layout's price cannot see (the
+// public file's "differences of 10-20% between runtimes, releases and runs are normal"): a prior.
+inline constexpr double kExportSpread = 0.15;
+// A record whose rel_sd the file leaves unknown.
+inline constexpr double kUnknownRelSd = 0.15;
 std::vector<HypothesisPublicFit> public_fit_by_hypothesis(const costmodel::Predictor& mixture,
                                                           const costmodel::PublicTimings& t,
                                                           const costmodel::RuntimeSpec& runtime, const std::string& chip);
