@@ -133,6 +133,9 @@ void print_json(const ProposeArgs& a, const explorer::Proposal& r, const Measure
   write_step_json(w, "baseline", r.baseline_layout, r.baseline, measured.baseline, m);
   write_step_json(w, "known_good", r.known_good_layout, r.known_good, measured.known_good, m);
   w.field("known_good_differs", r.known_good_differs);
+  w.key("fixed").begin_array();  // layer layouts the question fixed, with their legality
+  for (const auto& f : r.fixed) w.value(f);
+  w.end_array();
   w.field("speedup_vs_baseline", r.step.ms > 0 ? r.baseline.ms / r.step.ms : 0.0);
   w.key("gain_by_axis").begin_array();
   for (const auto& g : r.gains) {
@@ -245,6 +248,7 @@ void print_text(const ProposeArgs& a, const explorer::Proposal& r, const Measure
   std::cout << "searched " << r.partitions_priced << " partitions, " << r.partitions_refused << " refused by the device's limits";
   if (!r.refused_example.empty()) std::cout << " (e.g. " << r.refused_example << ")";
   std::cout << "\n";
+  for (const auto& n : r.fixed) std::cout << "note: " << n << "\n";
   for (const auto& n : s.notes) std::cout << "note: " << n << "\n";
   if (!settle.empty()) {
     std::cout << "\nthe measurements that would most change the proposal's layer choices (next's ranking; "

@@ -90,6 +90,11 @@ Proposal propose(Evaluator& ev, const model::ModelSpec& m, int ctx, model::Preci
     if (m.count(t) == 0) continue;
     if (auto f = o.fixed_layers.find(t); f != o.fixed_layers.end()) {  // the question's own: not searched
       chosen.layers[t] = known.layers[t] = f->second;
+      const model::AxisScope scope(m);
+      out.fixed.push_back(std::string(model::to_string(t)) + " layout fixed by the question: " +
+                          model::design_space().display_name(f->second, &scope) + " (compiles: " +
+                          costmodel::to_string(ev.evaluate(m.layer(t, ctx), f->second).prediction.legality.compiles) +
+                          "; its fidelity not checked)");
       continue;
     }
     const model::LayerSpec L = m.layer(t, ctx);

@@ -43,6 +43,10 @@ struct Proposal {
   bool known_good_differs = false;  // untested forms won (policy.allow_untested)
   std::vector<AxisGain> gains;
   std::vector<Choice> choices;      // the layer selections behind `layout`
+  // A layer layout the question fixed is not searched, so neither the fidelity floor nor the
+  // converter's legality chose it: one line each says its legality ("sliding layout fixed by the
+  // question: score-join (compiles: contested)").
+  std::vector<std::string> fixed;
   int partitions_priced = 0;        // partitions the search priced
   int partitions_refused = 0;       // ... of which broke a device limit
   std::string refused_example;      // the first refusal's message

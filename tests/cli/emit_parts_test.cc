@@ -112,6 +112,8 @@ TEST(Cli, ProposeWithEveryChoiceFixedPricesTheGivenLayout) {
   EXPECT_TRUE(has(p, "\"layers_per_part\": 2,")) << p;
   EXPECT_TRUE(has(p, "\"embed_in_first_part\": false,")) << p;
   EXPECT_TRUE(has(p, "\"head_in_last_part\": true,")) << p;
+  // A fixed layout was chosen by neither the fidelity floor nor the legality rules: said.
+  EXPECT_TRUE(has(r.out, "full layout fixed by the question: ring+kv_dtype=u8 (compiles: ")) << r.out;
   Result bad = layoutx("propose --model " + model + " --ctx 32 --no-fidelity --embed middle");
   EXPECT_EQ(bad.status, 2) << bad.out;
   EXPECT_TRUE(has(bad.out, "--embed")) << bad.out;
