@@ -6,9 +6,9 @@
 #include <map>
 
 #include "model/design_space.h"
-#include "support/median.h"
 #include "model/model_loader.h"
 #include "support/error.h"
+#include "support/median.h"
 
 namespace layoutx::explorer {
 
@@ -61,7 +61,7 @@ std::optional<PublicQuestion> public_question(const PublicRecord& r, const costm
     why_not = why;
     return std::nullopt;
   };
-  // The reason's category is the text before its first ": " (public_reason).
+  // Every reason reads "<category>: <detail>"; `public` counts the records by category.
   if (r.use != PublicUse::kCalibration && r.use != PublicUse::kInequality)
     return no(std::string("not for calibration: use ") + costmodel::to_string(r.use));
   if (r.kind != PublicKind::kDecodeRate && r.kind != PublicKind::kDecodeFloor)
