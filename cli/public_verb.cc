@@ -2,10 +2,10 @@
 // predictions: each record layoutx can express on the device's chip priced as a whole-model step,
 // beside its published figure; what it cannot express, and why.
 #include <algorithm>
-#include <vector>
 #include <cctype>
 #include <iostream>
 #include <map>
+#include <vector>
 
 #include "cli/flag_checks.h"
 #include "cli/json_flag.h"
@@ -16,7 +16,6 @@
 #include "explorer/evaluator.h"
 #include "explorer/public_layouts.h"
 #include "support/json_writer.h"
-#include "support/median.h"
 #include "support/paths.h"
 
 namespace layoutx::cli {
