@@ -131,10 +131,10 @@ std::vector<Job> jobs_of(const EmitArgs& a, const fs::path& root) {
   if (f.context > model::limits::kMaxTensorContext)  // emit writes caches of the context's size
     throw Error(a.select + ": context: emit takes at most " + std::to_string(model::limits::kMaxTensorContext) +
                 " tokens, got " + std::to_string(f.context));
-  // The layout names its model; --model may give that model's spec file (a .yaml or config.json
-  // whose name is the layout's), since a name alone finds only the shipped models.
+  // The layout names its model: --model's spec when it is that model, else the spec beside the
+  // file or the shipped one (explorer::layout_file_model, as step --layout-file and --parts find it).
   model::ModelSpec given = model::load_model(a.layer.model);
-  auto m = given.name == f.model ? given : model::load_model(f.model);
+  auto m = given.name == f.model ? given : explorer::layout_file_model(f, a.select);
   check_layout_against_model(f, m, a.select);
   std::optional<model::LayerType> only;
   if (a.layer.given("--layer")) {

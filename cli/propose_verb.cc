@@ -39,8 +39,14 @@ struct ProposeArgs {
   int settle = 3;   // --settle: next's most valuable measurements of the proposal's layer choices
   std::string settle_out;  // --settle-out: their job bundles, plan.yaml and submit_all.sh
   bool force = false;      // --force: replace a non-empty --settle-out folder
-  std::vector<std::string> settle_dirs;  // with --settle-out: each one's bundle folder, as written
   bool json = false;
+};
+
+// next's most valuable measurements of the proposal's layer choices, and (--settle-out) where each
+// one's job bundle was written.
+struct Settling {
+  std::vector<explorer::PlannedMeasurement> plan;
+  std::vector<std::string> bundles;
 };
 
 // The device's timings of each layout's layer graphs, where every type's graph was timed.
@@ -121,7 +127,7 @@ void write_step_json(JsonWriter& w, const char* key, const explorer::ModelLayout
 
 void print_json(const ProposeArgs& a, const explorer::Proposal& r, const Measured& measured, const model::ModelSpec& m,
                 model::Precision p,
-                const costmodel::Predictor& predictor, const std::vector<explorer::PlannedMeasurement>& settle) {
+                const costmodel::Predictor& predictor, const Settling& settle) {
   JsonWriter w(std::cout);
   w.begin_object();
   w.field("model", m.name);
@@ -165,7 +171,8 @@ void print_json(const ProposeArgs& a, const explorer::Proposal& r, const Measure
   if (!r.refused_example.empty()) w.field("refused_example", r.refused_example);
   if (!a.out.empty()) w.field("layout_file", a.out);
   w.key("settle").begin_array();
-  for (const auto& t : settle) {
+  for (size_t i = 0; i < settle.plan.size(); ++i) {
+    const auto& t = settle.plan[i];
     w.begin_object();
     w.field("kind", explorer::to_string(t.kind));
     w.field("variant_key", t.variant.key(model::AxisScope(t.layer)));
@@ -175,8 +182,7 @@ void print_json(const ProposeArgs& a, const explorer::Proposal& r, const Measure
     w.field("value_ms_per_step", t.value_ms);
     w.field("p_choice_changes", t.p_choice_changes);
     w.field("settles", settles(t));
-    const size_t i = static_cast<size_t>(&t - settle.data());
-    if (i < a.settle_dirs.size()) w.field("bundle", a.settle_dirs[i]);
+    if (i < settle.bundles.size()) w.field("bundle", settle.bundles[i]);
     w.end_object();
   }
   w.end_array();
@@ -187,7 +193,7 @@ std::string interval(double lo, double hi, int decimals) { return "[" + fmt(lo, 
 
 void print_text(const ProposeArgs& a, const explorer::Proposal& r, const Measured& measured, const model::ModelSpec& m,
                 model::Precision p,
-                const costmodel::Predictor& predictor, const std::vector<explorer::PlannedMeasurement>& settle) {
+                const costmodel::Predictor& predictor, const Settling& settle) {
   std::cout << "layoutx propose: " << m.name << " at " << model::to_string(p) << ", ctx " << r.ctx << " on "
             << predictor.device() << " (calibration " << predictor.calibration_id() << ", " << a.question.predictor.source
             << "); " << (r.layout.scope == explorer::StepScope::kRunner ? "the runner end to end" : "graph execution only")
@@ -250,20 +256,22 @@ void print_text(const ProposeArgs& a, const explorer::Proposal& r, const Measure
   std::cout << "\n";
   for (const auto& n : r.fixed) std::cout << "note: " << n << "\n";
   for (const auto& n : s.notes) std::cout << "note: " << n << "\n";
-  if (!settle.empty()) {
+  if (!settle.plan.empty()) {
     std::cout << "\nthe measurements that would most change the proposal's layer choices (next's ranking; "
-              << (a.settle_dirs.empty() ? "--settle-out DIR writes their job bundles" : "bundles in " + a.settle_out)
+              << (settle.bundles.empty() ? "--settle-out DIR writes their job bundles" : "bundles in " + a.settle_out)
               << "):\n";
     Table n({"#", "kind", "layer", "variant", "predicted ms", "value ms/step", "P(change)", "settles"});
-    for (size_t i = 0; i < settle.size(); ++i)
-      n.add({std::to_string(i + 1), explorer::to_string(settle[i].kind), model::to_string(settle[i].layer.type),
-             model_name(settle[i].variant, settle[i].layer), fmt(settle[i].predicted_ms), fmt(settle[i].value_ms, 4),
-             fmt(settle[i].p_choice_changes, 2), settles(settle[i])});
+    for (size_t i = 0; i < settle.plan.size(); ++i) {
+      const auto& t = settle.plan[i];
+      n.add({std::to_string(i + 1), explorer::to_string(t.kind), model::to_string(t.layer.type),
+             model_name(t.variant, t.layer), fmt(t.predicted_ms), fmt(t.value_ms, 4), fmt(t.p_choice_changes, 2),
+             settles(t)});
+    }
     n.print(std::cout);
   }
-  if (!a.settle_dirs.empty()) {
+  if (!settle.bundles.empty()) {
     std::cout << "wrote " << a.settle_out << "/: plan.yaml, submit_all.sh";
-    for (const auto& d : a.settle_dirs) std::cout << ", " << std::filesystem::path(d).filename().string() << "/";
+    for (const auto& d : settle.bundles) std::cout << ", " << std::filesystem::path(d).filename().string() << "/";
     std::cout << "\n";
   }
   if (!a.out.empty()) std::cout << "wrote " << a.out << " (the whole-model layout file: `layoutx step --layout-file` prices it back)\n";
@@ -328,14 +336,14 @@ void add_propose_verb(CLI::App& app) {
     if (!args->head.empty()) o.head_in_last = args->head == "last";
     o.scope = explorer::parse_step_scope(args->scope, "--scope");
     const explorer::Proposal r = explorer::propose(ev, m, q.ctx, p, o, args->question.predictor.spec.runtime);
-    const auto settle = settling(*args, r, m, *predictor);
+    Settling settle{settling(*args, r, m, *predictor), {}};
     if (folder) {  // the bundles first: a failure leaves neither them nor the layout file
       std::vector<emit::PlanBundleEntry> entries;
-      for (const auto& t : settle) entries.push_back({&t, model_name(t.variant, t.layer), settles(t)});
+      for (const auto& t : settle.plan) entries.push_back({&t, model_name(t.variant, t.layer), settles(t)});
       for (const auto& w : emit::write_plan_bundles(folder->path(), entries, m, predictor->device(),
                                                     predictor->calibration_id(),
                                                     emit::device_bundle_options(args->question.predictor.spec), 1))
-        args->settle_dirs.push_back((std::filesystem::path(args->settle_out) / w.dir).string());
+        settle.bundles.push_back((std::filesystem::path(args->settle_out) / w.dir).string());
     }
     if (!args->out.empty()) {
       explorer::LayoutFile f = explorer::make_layout_file(ev, m, q.ctx, r.layout.layers, o.policy.allow_untested);

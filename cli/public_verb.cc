@@ -2,7 +2,6 @@
 // predictions: each record layoutx can express on the device's chip priced as a whole-model step,
 // beside its published figure; what it cannot express, and why.
 #include <algorithm>
-#include <cctype>
 #include <iostream>
 #include <map>
 #include <vector>
@@ -215,19 +214,18 @@ void add_public_verb(CLI::App& app) {
     a->json = json_requested(*sub);
     const auto t = costmodel::read_public_timings(a->file.empty() ? config_path("public/public-snapdragon-timings.yaml") : a->file);
     auto predictor = a->predictor.load();
-    std::string chip = a->predictor.spec.identity.soc_id;
-    std::transform(chip.begin(), chip.end(), chip.begin(), [](unsigned char c) { return std::tolower(c); });
-    explorer::Evaluator ev(*predictor);
-    const auto checks = explorer::check_public_records(ev, t, a->predictor.spec.runtime, chip);
-    const explorer::PublicSummary s = explorer::summarize_public(checks, chip, true),
-                                  others = explorer::summarize_public(checks, chip, false);
-    const auto factors = explorer::chip_factors(checks, chip);
+    const std::string chip = explorer::public_chip(a->predictor.spec);
     if (a->by_hypothesis) {
       if (predictor->hypothesis_count() == 0)
         throw Error("--by-hypothesis: " + a->predictor.source + " is one calibration, not a mixture of hypotheses");
       return print_hypotheses(explorer::public_fit_by_hypothesis(*predictor, t, a->predictor.spec.runtime, chip), chip,
                               a->json);
     }
+    explorer::Evaluator ev(*predictor);
+    const auto checks = explorer::check_public_records(ev, t, a->predictor.spec.runtime, chip);
+    const explorer::PublicSummary s = explorer::summarize_public(checks, chip, true),
+                                  others = explorer::summarize_public(checks, chip, false);
+    const auto factors = explorer::chip_factors(checks, chip);
     if (a->json) print_json(*a, t, checks, s, others, factors, *predictor);
     else print_text(*a, t, checks, s, others, factors, *predictor, chip);
   });

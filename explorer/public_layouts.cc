@@ -1,6 +1,7 @@
 #include "explorer/public_layouts.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -157,14 +158,27 @@ std::optional<double> chip_factor_prior(const costmodel::PublicTimings& t, const
   return *d->second.dram_peak_gbps.value / *c->second.dram_peak_gbps.value;
 }
 
-std::vector<PublicCheck> check_public_records(Evaluator& ev, const costmodel::PublicTimings& t,
-                                              const costmodel::RuntimeSpec& runtime, const std::string& chip) {
-  std::vector<PublicCheck> out;
+std::vector<PublicAsked> ask_public_records(const costmodel::PublicTimings& t, const std::string& chip) {
+  std::vector<PublicAsked> out;
   for (const auto& r : t.records) {
+    PublicAsked a;
+    a.record = &r;
+    a.question = public_question(r, t, chip, a.why_not);
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+std::vector<PublicCheck> price_public_records(Evaluator& ev, const std::vector<PublicAsked>& asked,
+                                              const costmodel::PublicTimings& t, const costmodel::RuntimeSpec& runtime,
+                                              const std::string& chip) {
+  std::vector<PublicCheck> out;
+  for (const auto& a : asked) {
+    const PublicRecord& r = *a.record;
     PublicCheck c;
     c.record = &r;
-    auto q = public_question(r, t, chip, c.why_not);
-    if (q) {
+    c.why_not = a.why_not;
+    if (const auto& q = a.question) {
       c.approximations = q->approximations;
       try {
         const ModelStep s = price_model(ev, q->model, q->ctx, q->layout, runtime);
@@ -192,6 +206,17 @@ std::vector<PublicCheck> check_public_records(Evaluator& ev, const costmodel::Pu
     out.push_back(std::move(c));
   }
   return out;
+}
+
+std::vector<PublicCheck> check_public_records(Evaluator& ev, const costmodel::PublicTimings& t,
+                                              const costmodel::RuntimeSpec& runtime, const std::string& chip) {
+  return price_public_records(ev, ask_public_records(t, chip), t, runtime, chip);
+}
+
+std::string public_chip(const costmodel::DeviceSpec& device) {
+  std::string chip = device.identity.soc_id;
+  std::transform(chip.begin(), chip.end(), chip.begin(), [](unsigned char c) { return std::tolower(c); });
+  return chip;
 }
 
 std::vector<ChipFactor> chip_factors(const std::vector<PublicCheck>& checks, const std::string& device_chip) {
@@ -280,10 +305,11 @@ std::vector<HypothesisPublicFit> public_fit_by_hypothesis(const costmodel::Predi
                                                           const costmodel::RuntimeSpec& runtime, const std::string& chip) {
   std::vector<HypothesisPublicFit> out;
   MemberPredictor::Figures figures;
+  const std::vector<PublicAsked> asked = ask_public_records(t, chip);  // the same questions for every member
   for (size_t i = 0; i < mixture.hypothesis_count(); ++i) {
     MemberPredictor member(mixture, i, figures);
     Evaluator ev(member);
-    const auto checks = check_public_records(ev, t, runtime, chip);
+    const auto checks = price_public_records(ev, asked, t, runtime, chip);
     HypothesisPublicFit f;
     if (!figures.empty()) {
       f.name = figures.begin()->second.at(i).name;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/device_spec.h"
 #include "costmodel/public_records.h"
 #include "costmodel/runtime_spec.h"
 #include "explorer/model_layout.h"
@@ -60,9 +61,23 @@ struct PublicCheck {
   bool bound_kept = false, bound_kept_at_low = false;
 };
 
-// Every record of `t`, priced where it can be on the device of `chip`.
+// Every record of `t` as a question on the device of `chip` (or why not): asked once, priced by
+// as many predictors as a caller has (public_fit_by_hypothesis prices them with each member).
+struct PublicAsked {
+  const costmodel::PublicRecord* record = nullptr;
+  std::optional<PublicQuestion> question;
+  std::string why_not;  // when no question
+};
+std::vector<PublicAsked> ask_public_records(const costmodel::PublicTimings& t, const std::string& chip);
+std::vector<PublicCheck> price_public_records(Evaluator& ev, const std::vector<PublicAsked>& asked,
+                                              const costmodel::PublicTimings& t, const costmodel::RuntimeSpec& runtime,
+                                              const std::string& chip);
+// Both in one: every record of `t`, priced where it can be on the device of `chip`.
 std::vector<PublicCheck> check_public_records(Evaluator& ev, const costmodel::PublicTimings& t,
                                               const costmodel::RuntimeSpec& runtime, const std::string& chip);
+
+// The public file's key of a device's chip: its spec's identity.soc_id, lower case ("sm8750").
+std::string public_chip(const costmodel::DeviceSpec& device);
 
 // The priced records summed up: on the device's own chip (`own`) or on the others (through their
 // chip's prior factor).
