@@ -1,7 +1,10 @@
 #include "cli/predictor_options.h"
 
 #include "cli/calibration_source.h"
+#include "costmodel/public_records.h"
 #include "db/costmodel_records.h"
+#include "explorer/public_joint.h"
+#include "explorer/public_layouts.h"
 #include "db/schema.h"
 #include "support/error.h"
 #include "support/paths.h"
@@ -13,6 +16,11 @@ void PredictorOptions::add_to(CLI::App& app) {
   auto* file = app.add_option("--calibration", calibration, "predict with this saved calibration file");
   app.add_option("--db", db, "predict with the latest calibration `calibrate --db` stored in this database")
       ->excludes(file);
+  app.add_option("--evidence", evidence,
+                 "what weighs the device's hypotheses: team (its timings) or all (its timings and the public records "
+                 "of configs/public/, `layoutx public --joint` shows the fit)")
+      ->check(CLI::IsMember({"team", "all"}))
+      ->capture_default_str();
 }
 
 std::unique_ptr<costmodel::Predictor> PredictorOptions::load() {
@@ -22,6 +30,17 @@ std::unique_ptr<costmodel::Predictor> PredictorOptions::load() {
   LoadedPredictor p = load_predictor(device, calibration, conn.get(), true);
   source = p.source;
   spec = std::move(p.device);
+  if (evidence == "all") {
+    if (p.predictor->hypothesis_count() == 0)
+      throw Error("--evidence all: " + source + " is one calibration, not a mixture of hypotheses to weigh");
+    const auto t = costmodel::read_public_timings(config_path("public/public-snapdragon-timings.yaml"));
+    const auto joint = explorer::fit_public_joint(*p.predictor, t, spec.runtime, explorer::public_chip(spec));
+    auto weighed = explorer::public_joint_predictor(*p.predictor, joint);
+    source += "; weighed again with " + std::to_string(joint.rates) + " public decode rates and " +
+              std::to_string(joint.floors) + " CI floors of " + shown_path(t.path) + ", " +
+              std::to_string(weighed->hypothesis_count()) + " kept";
+    return weighed;
+  }
   return std::move(p.predictor);
 }
 

@@ -1,6 +1,7 @@
 // The flags that choose the cost model: --device (a name under configs/devices/, or a device
 // .yaml) and its calibration: --calibration FILE, or --db DB (the database's latest for the device), else the
-// shipped one. Shared by predict, step, select, whatif.
+// shipped one; --evidence all weighs its hypotheses by the public records too. Shared by every verb
+// that predicts.
 #pragma once
 #include <CLI/CLI.hpp>
 
@@ -18,6 +19,9 @@ struct PredictorOptions {
   std::string device = costmodel::kDefaultDevice;  // --device NAME|PATH
   std::string calibration;  // --calibration FILE
   std::string db;           // --db DB
+  // --evidence: what weighs the device's hypotheses: "team" (its timings, the saved weights) or
+  // "all" (the team's timings and the public records, explorer/public_joint.h).
+  std::string evidence = "team";
   void add_to(CLI::App& app);
   // Loads the device's calibrated predictor and sets `source`. Throws Error naming the device,
   // file or database and what is missing.

@@ -9,10 +9,12 @@
 #include "cli/flag_checks.h"
 #include "cli/json_flag.h"
 #include "cli/predictor_options.h"
+#include "cli/public_joint_output.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
 #include "costmodel/public_records.h"
 #include "explorer/evaluator.h"
+#include "explorer/public_joint.h"
 #include "explorer/public_layouts.h"
 #include "support/json_writer.h"
 #include "support/paths.h"
@@ -26,6 +28,7 @@ struct PublicArgs {
   std::string file;  // --file; "" : the shipped copy
   bool all = false;  // --all: list every record not priced with its reason
   bool by_hypothesis = false;  // --by-hypothesis: the records priced by each hypothesis alone
+  bool joint = false;          // --joint: the joint calibration over the team's timings and the records
   bool json = false;
 };
 
@@ -210,9 +213,16 @@ void add_public_verb(CLI::App& app) {
   sub->add_flag("--all", a->all, "list every record that is not priced, with why");
   sub->add_flag("--by-hypothesis", a->by_hypothesis,
                 "what the records say of each of the device's hypotheses: each one's errors beside its weight");
+  sub->add_flag("--joint", a->joint,
+                "the joint calibration: the hypotheses weighed by the team's timings and the records, a factor per "
+                "chip and a term per exporter, each record and publication left out")
+      ->excludes("--by-hypothesis");
   sub->callback([a, sub] {
     a->json = json_requested(*sub);
     const auto t = costmodel::read_public_timings(a->file.empty() ? config_path("public/public-snapdragon-timings.yaml") : a->file);
+    if ((a->joint || a->by_hypothesis) && a->predictor.evidence != "team")
+      throw Error(std::string(a->joint ? "--joint" : "--by-hypothesis") +
+                  ": weighs the team's hypotheses by the records itself; drop --evidence " + a->predictor.evidence);
     auto predictor = a->predictor.load();
     const std::string chip = explorer::public_chip(a->predictor.spec);
     if (a->by_hypothesis) {
@@ -221,6 +231,9 @@ void add_public_verb(CLI::App& app) {
       return print_hypotheses(explorer::public_fit_by_hypothesis(*predictor, t, a->predictor.spec.runtime, chip), chip,
                               a->json);
     }
+    if (a->joint)
+      return print_public_joint(explorer::fit_public_joint(*predictor, t, a->predictor.spec.runtime, chip), chip,
+                                a->predictor.source, a->json);
     explorer::Evaluator ev(*predictor);
     const auto checks = explorer::check_public_records(ev, t, a->predictor.spec.runtime, chip);
     const explorer::PublicSummary s = explorer::summarize_public(checks, chip, true),

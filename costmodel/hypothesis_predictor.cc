@@ -5,6 +5,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "costmodel/mixture.h"
 #include "support/error.h"
 #include "support/hash.h"
 
@@ -45,6 +46,21 @@ HypothesisPredictor::HypothesisPredictor(std::vector<std::string> names, std::ve
   }
   // An 8-hex id of the members' ids and weights.
   id_ = hex(fnv1a(ident), 8);
+}
+
+std::unique_ptr<Predictor> HypothesisPredictor::reweighted(const std::vector<double>& weights) const {
+  if (weights.size() != members_.size())
+    throw Error("hypotheses: " + std::to_string(weights.size()) + " weights for " + std::to_string(members_.size()) +
+                " hypotheses");
+  std::vector<std::string> names;
+  std::vector<double> kept_weights;
+  std::vector<std::unique_ptr<OpLevelPredictor>> members;
+  for (size_t h : kept_hypotheses(weights)) {
+    names.push_back(names_[h]);
+    kept_weights.push_back(weights[h]);
+    members.push_back(std::make_unique<OpLevelPredictor>(*members_[h]));
+  }
+  return std::make_unique<HypothesisPredictor>(std::move(names), std::move(kept_weights), std::move(members));
 }
 
 std::vector<HypothesisFigure> HypothesisPredictor::predict_each(const model::LayerGraph& graph) const {

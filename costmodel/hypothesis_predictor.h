@@ -28,6 +28,7 @@ class HypothesisPredictor : public Predictor {
                       std::vector<std::unique_ptr<OpLevelPredictor>> members);
   Prediction predict(const model::LayerGraph& graph) const override;
   std::vector<HypothesisFigure> predict_each(const model::LayerGraph& graph) const override;
+  std::unique_ptr<Predictor> reweighted(const std::vector<double>& weights) const override;
   size_t hypothesis_count() const override { return members_.size(); }
   std::string device() const override { return members_.front()->device(); }
   std::string calibration_id() const override { return id_; }

@@ -1,6 +1,7 @@
 // The interface between the cost model and everything that asks it (explorer, db, CLI).
 // Small on purpose (style.md: Halide's CostModel.h): build a graph, ask for a Prediction.
 #pragma once
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -117,6 +118,9 @@ class Predictor {
   // Each mixed hypothesis's own figure for a graph, with its weight, in the mixture's order
   // (hypothesis_count() entries; empty for a predictor that mixes none).
   virtual std::vector<HypothesisFigure> predict_each(const model::LayerGraph&) const { return {}; }
+  // The same hypotheses weighed anew (one weight per mixed hypothesis, in its order; the heaviest
+  // holding kPredictorWeightMass kept, costmodel/mixture.h); nullptr when it mixes none.
+  virtual std::unique_ptr<Predictor> reweighted(const std::vector<double>&) const { return nullptr; }
 };
 
 }  // namespace layoutx::costmodel

@@ -300,24 +300,41 @@ class MemberPredictor : public costmodel::Predictor {
 
 }  // namespace
 
+std::vector<MemberChecks> price_public_by_member(const costmodel::Predictor& mixture, const costmodel::PublicTimings& t,
+                                                 const costmodel::RuntimeSpec& runtime, const std::string& chip) {
+  std::vector<MemberChecks> out;
+  const std::vector<PublicAsked> asked = ask_public_records(t, chip);  // the same questions for every member
+  if (mixture.hypothesis_count() == 0) {  // one calibration: itself, with all the weight
+    Evaluator ev(mixture);
+    out.push_back({mixture.calibration_id(), 1.0, price_public_records(ev, asked, t, runtime, chip)});
+    return out;
+  }
+  MemberPredictor::Figures figures;
+  for (size_t i = 0; i < mixture.hypothesis_count(); ++i) {
+    MemberPredictor member(mixture, i, figures);
+    Evaluator ev(member);
+    MemberChecks m;
+    m.checks = price_public_records(ev, asked, t, runtime, chip);
+    if (!figures.empty()) {
+      m.name = figures.begin()->second.at(i).name;
+      m.weight = figures.begin()->second.at(i).weight;
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
 std::vector<HypothesisPublicFit> public_fit_by_hypothesis(const costmodel::Predictor& mixture,
                                                           const costmodel::PublicTimings& t,
                                                           const costmodel::RuntimeSpec& runtime, const std::string& chip) {
   std::vector<HypothesisPublicFit> out;
-  MemberPredictor::Figures figures;
-  const std::vector<PublicAsked> asked = ask_public_records(t, chip);  // the same questions for every member
-  for (size_t i = 0; i < mixture.hypothesis_count(); ++i) {
-    MemberPredictor member(mixture, i, figures);
-    Evaluator ev(member);
-    const auto checks = price_public_records(ev, asked, t, runtime, chip);
+  for (const MemberChecks& m : price_public_by_member(mixture, t, runtime, chip)) {
     HypothesisPublicFit f;
-    if (!figures.empty()) {
-      f.name = figures.begin()->second.at(i).name;
-      f.weight = figures.begin()->second.at(i).weight;
-    }
-    f.own = summarize_public(checks, chip, true);
-    f.others = summarize_public(checks, chip, false);
-    for (const auto& c : checks) {
+    f.name = m.name;
+    f.weight = m.weight;
+    f.own = summarize_public(m.checks, chip, true);
+    f.others = summarize_public(m.checks, chip, false);
+    for (const auto& c : m.checks) {
       if (!c.priced || c.record->chip != chip || c.predicted_ms <= 0) continue;
       const double z0 = std::log(c.published_ms / c.predicted_ms);
       if (c.record->kind == PublicKind::kDecodeFloor) {

@@ -88,6 +88,16 @@ struct PublicSummary {
 };
 PublicSummary summarize_public(const std::vector<PublicCheck>& checks, const std::string& chip, bool own);
 
+// Every record priced by each member of a mixture alone (a single calibration: one member, itself):
+// the records are asked once, and a graph's figures are computed once for all the members.
+struct MemberChecks {
+  std::string name;
+  double weight = 0;  // from the team's timings
+  std::vector<PublicCheck> checks;
+};
+std::vector<MemberChecks> price_public_by_member(const costmodel::Predictor& mixture, const costmodel::PublicTimings& t,
+                                                 const costmodel::RuntimeSpec& runtime, const std::string& chip);
+
 // What the public records say of each of the device's hypotheses (a mixture's members): the
 // records priced with that hypothesis alone, beside its weight from the team's timings.
 struct HypothesisPublicFit {

@@ -79,4 +79,47 @@ TEST(Cli, EveryShippedExporterLayoutPricesWithItsModelBesideIt) {
   EXPECT_EQ(files, 7);
 }
 
+// The joint calibration: a factor per chip and a term per exporter with their intervals, every
+// record left out, and the CI floors kept in-sample (issue 36's bar: a floor the fit breaks fails here).
+TEST(Cli, PublicJointFitsChipsAndExportersAndLeavesEachRecordOut) {
+  Result r = layoutx("public --joint --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  for (const char* k : {"\"key\": \"sm8650\"", "\"key\": \"x_elite\"", "\"key\": \"ai hub 2024 per-head\"",
+                        "\"held_out_ms\"", "\"sources_held_out\"", "\"hypothesis_axes\"", "\"pulled_most_by\""})
+    EXPECT_TRUE(has(r.out, k)) << k;
+  auto number = [&](const std::string& key) {
+    const size_t at = r.out.find("\"" + key + "\": ", r.out.find("\"summary\""));
+    return at == std::string::npos ? -1.0 : std::stod(r.out.substr(at + key.size() + 4));
+  };
+  EXPECT_GT(number("floors"), 0);
+  EXPECT_EQ(number("floors_kept"), number("floors"));
+  EXPECT_GT(number("held_out_median_abs_error"), 0);
+  Result t = layoutx("public --joint");
+  ASSERT_EQ(t.status, 0) << t.out;
+  EXPECT_TRUE(has(t.out, "each left out")) << t.out;
+  EXPECT_TRUE(has(t.out, "publication left out")) << t.out;
+  // The joint weights are fitted here from the team's: weighing them twice is refused.
+  Result twice = layoutx("public --joint --evidence all");
+  EXPECT_EQ(twice.status, 2) << twice.out;
+  EXPECT_TRUE(has(twice.out, "--joint: ")) << twice.out;
+}
+
+// --evidence all: every verb that predicts can weigh the hypotheses by the public records too, and
+// says so where it names its calibration; a typo is refused.
+TEST(Cli, EvidenceAllWeighsTheHypothesesWithThePublicRecords) {
+  Result r = layoutx("select --ctx 1024 --evidence all");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "weighed again with ")) << r.out;
+  Result team = layoutx("select --ctx 1024");
+  ASSERT_EQ(team.status, 0) << team.out;
+  EXPECT_FALSE(has(team.out, "weighed again")) << team.out;
+  Result bad = layoutx("select --evidence publc");
+  EXPECT_EQ(bad.status, 2) << bad.out;
+  EXPECT_TRUE(has(bad.out, "--evidence")) << bad.out;
+  Result one = layoutx("select --evidence all --calibration " + std::string(LAYOUTX_CONFIG_DIR) +
+                       "/calibration/galaxy-s25.calibration.yaml");
+  EXPECT_EQ(one.status, 2) << one.out;
+  EXPECT_TRUE(has(one.out, "--evidence all: ")) << one.out;
+}
+
 }  // namespace

@@ -1,0 +1,190 @@
+#include "explorer/public_joint.h"
+
+#include <cmath>
+#include <map>
+
+#include "explorer/public_layouts.h"
+#include "support/error.h"
+#include "support/median.h"
+
+namespace layoutx::explorer {
+
+using costmodel::JointFit;
+using costmodel::JointObservation;
+using costmodel::JointTerm;
+using costmodel::PublicKind;
+
+namespace {
+
+// The records every member priced, as observations of the joint fit, and the terms they name.
+struct Problem {
+  std::vector<JointTerm> terms;
+  std::vector<JointObservation> obs;
+  std::vector<const PublicCheck*> checks;  // member 0's check of each observation
+  std::vector<std::string> term_kind, term_key;
+};
+
+int term_index(Problem& p, const std::string& kind, const std::string& key, double prior, double log_sd) {
+  for (size_t k = 0; k < p.terms.size(); ++k)
+    if (p.term_kind[k] == kind && p.term_key[k] == key) return static_cast<int>(k);
+  p.terms.push_back({kind + " " + key, prior, log_sd});
+  p.term_kind.push_back(kind);
+  p.term_key.push_back(key);
+  return static_cast<int>(p.terms.size() - 1);
+}
+
+Problem build_problem(const std::vector<MemberChecks>& members, const std::string& chip) {
+  Problem p;
+  const auto& first = members.front().checks;
+  for (size_t i = 0; i < first.size(); ++i) {
+    bool all = true;
+    for (const auto& m : members) all = all && m.checks[i].priced && m.checks[i].device_ms > 0;
+    if (!all) continue;
+    const PublicCheck& c = first[i];
+    const auto& r = *c.record;
+    JointObservation o;
+    o.published_ms = c.published_ms;
+    o.floor = r.kind == PublicKind::kDecodeFloor;
+    o.log_sd = o.floor ? kExportSpread : std::hypot(r.rel_sd.value.value_or(kUnknownRelSd), kExportSpread);
+    if (r.chip != chip) o.terms.push_back(term_index(p, "chip", r.chip, c.chip_factor, kChipPriorLogSd));
+    o.terms.push_back(term_index(p, "source", r.layout.exporter, 1.0, kSourcePriorLogSd));
+    for (const auto& m : members) o.price_ms.push_back(m.checks[i].device_ms);
+    p.obs.push_back(std::move(o));
+    p.checks.push_back(&c);
+  }
+  return p;
+}
+
+std::vector<double> team_weights(const std::vector<MemberChecks>& members) {
+  std::vector<double> w;
+  for (const auto& m : members) w.push_back(m.weight);
+  return w;
+}
+
+// Each hypothesis axis (a position in the '/'-separated names) whose values differ, with the
+// weight of each value before and after.
+std::vector<JointAxisValue> axis_weights(const std::vector<std::string>& names, const std::vector<double>& team,
+                                         const std::vector<double>& joint) {
+  std::vector<std::vector<std::string>> parts;
+  for (const auto& n : names) {
+    std::vector<std::string> segs;
+    size_t at = 0;
+    for (size_t slash; (slash = n.find('/', at)) != std::string::npos; at = slash + 1) segs.push_back(n.substr(at, slash - at));
+    segs.push_back(n.substr(at));
+    parts.push_back(std::move(segs));
+  }
+  std::vector<JointAxisValue> out;
+  const size_t positions = parts.empty() ? 0 : parts.front().size();
+  for (size_t pos = 0; pos < positions; ++pos) {
+    std::vector<JointAxisValue> values;
+    for (size_t h = 0; h < parts.size(); ++h) {
+      if (parts[h].size() != positions) return {};  // names of another shape: no axes
+      JointAxisValue* v = nullptr;
+      for (auto& x : values)
+        if (x.value == parts[h][pos]) v = &x;
+      if (!v) v = &values.emplace_back(JointAxisValue{pos, parts[h][pos], 0, 0});
+      v->team_weight += team[h];
+      v->joint_weight += joint[h];
+    }
+    if (values.size() > 1) out.insert(out.end(), values.begin(), values.end());
+  }
+  return out;
+}
+
+}  // namespace
+
+PublicJoint fit_public_joint(const costmodel::Predictor& mixture, const costmodel::PublicTimings& t,
+                             const costmodel::RuntimeSpec& runtime, const std::string& chip) {
+  const std::vector<MemberChecks> members = price_public_by_member(mixture, t, runtime, chip);
+  Problem p = build_problem(members, chip);
+  PublicJoint out;
+  for (const auto& m : members) out.names.push_back(m.name);
+  out.team_weights = team_weights(members);
+  const JointFit fit = costmodel::fit_joint(p.terms, p.obs, out.team_weights);
+  out.joint_weights = fit.weights;
+  out.axes = axis_weights(out.names, out.team_weights, out.joint_weights);
+
+  for (size_t k = 0; k < p.terms.size(); ++k) {
+    JointTermReport r;
+    r.kind = p.term_kind[k];
+    r.key = p.term_key[k];
+    r.prior = p.terms[k].prior_median;
+    r.prior_log_sd = p.terms[k].prior_log_sd;
+    r.posterior = costmodel::joint_term(fit, static_cast<int>(k), out.level);
+    out.terms.push_back(r);
+  }
+  // Every record in-sample, then left out (its fit also says how far it pulls each term).
+  std::vector<double> abs, held_abs, held;
+  for (size_t i = 0; i < p.obs.size(); ++i) {
+    JointRecord r;
+    r.record = p.checks[i]->record;
+    r.floor = p.obs[i].floor;
+    r.published_ms = p.obs[i].published_ms;
+    r.fitted = costmodel::predict_joint(fit, p.obs[i], out.level);
+    std::vector<bool> use(p.obs.size(), true);
+    use[i] = false;
+    const JointFit without = costmodel::fit_joint(p.terms, p.obs, out.team_weights, use);
+    r.held_out = costmodel::predict_joint(without, p.obs[i], out.level);
+    for (int k : p.obs[i].terms) {
+      JointTermReport& term = out.terms[static_cast<size_t>(k)];
+      (r.floor ? term.floors : term.rates)++;
+      const double pull = costmodel::joint_term(without, k, out.level).median / term.posterior.median - 1;
+      if (std::abs(pull) > std::abs(term.pull)) {
+        term.pull = pull;
+        term.pulled_by = r.record->key;
+      }
+    }
+    if (r.floor) {
+      ++out.floors;
+      out.floors_kept += r.kept = r.fitted.median <= r.published_ms;
+      out.floors_kept_held_out += r.kept_held_out = r.held_out.median <= r.published_ms;
+    } else {
+      ++out.rates;
+      r.error = r.fitted.median / r.published_ms - 1;
+      r.held_out_error = r.held_out.median / r.published_ms - 1;
+      abs.push_back(std::abs(r.error));
+      held_abs.push_back(std::abs(r.held_out_error));
+      held.push_back(r.held_out_error);
+    }
+    out.records.push_back(r);
+  }
+  out.median_abs_error = median(abs);
+  out.held_out_median_abs_error = median(held_abs);
+  out.held_out_median_error = median(held);
+  // Each publication's records left out together.
+  std::map<std::string, std::vector<size_t>> by_id;
+  std::vector<std::string> order;
+  for (size_t i = 0; i < p.obs.size(); ++i) {
+    const std::string& id = p.checks[i]->record->id;
+    if (!by_id.count(id)) order.push_back(id);
+    by_id[id].push_back(i);
+  }
+  for (const auto& id : order) {
+    std::vector<bool> use(p.obs.size(), true);
+    for (size_t i : by_id[id]) use[i] = false;
+    const JointFit without = costmodel::fit_joint(p.terms, p.obs, out.team_weights, use);
+    JointSource s;
+    s.id = id;
+    std::vector<double> errs, errs_abs;
+    for (size_t i : by_id[id]) {
+      if (p.obs[i].floor) continue;
+      const double e = costmodel::predict_joint(without, p.obs[i], out.level).median / p.obs[i].published_ms - 1;
+      errs.push_back(e);
+      errs_abs.push_back(std::abs(e));
+    }
+    s.rates = static_cast<int>(errs.size());
+    s.median_error = median(errs);
+    s.median_abs_error = median(errs_abs);
+    out.sources.push_back(s);
+  }
+  return out;
+}
+
+std::unique_ptr<costmodel::Predictor> public_joint_predictor(const costmodel::Predictor& mixture,
+                                                             const PublicJoint& joint) {
+  auto p = mixture.reweighted(joint.joint_weights);
+  if (!p) throw Error("the public records weigh hypotheses: " + mixture.calibration_id() + " is one calibration, not a mixture");
+  return p;
+}
+
+}  // namespace layoutx::explorer

@@ -1,0 +1,84 @@
+// One calibration over the team's timings and the public records (issue 36): the device's
+// hypotheses, each fitted on the team's timings (its coefficients and its pseudo-BMA+ weight),
+// weighed again by the public records they price (explorer/public_layouts.h), with a factor per
+// chip and a term per source on top (costmodel/joint_fit.h):
+//   - a chip's factor: prior the ratio of the DRAM peaks (chip_factor_prior), log-sd
+//     kChipPriorLogSd: decode streams weights, but the NPUs differ (v73, v75 vs v79);
+//   - a source's term (the record's exporter, with its runtime and host): prior 1, log-sd
+//     kSourcePriorLogSd: what an exporter's graphs cost beyond the layout layoutx prices;
+//   - each record's noise: hypot(its rel_sd, kExportSpread) for a rate; kExportSpread for a floor
+//     (a censored likelihood: the CI's minimum speed bounds the time from above).
+// What it reports: every term's posterior beside its prior (and the record that pulls it most),
+// each record in-sample and left out, each source left out, the hypotheses' weights before and
+// after (summed per hypothesis axis: which w4 form the records favour), the floors kept.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "costmodel/joint_fit.h"
+#include "costmodel/predictor.h"
+#include "costmodel/public_records.h"
+#include "costmodel/runtime_spec.h"
+
+namespace layoutx::explorer {
+
+// Priors of the terms (log-sd of the factor): stated, not fitted.
+inline constexpr double kChipPriorLogSd = 0.3;
+inline constexpr double kSourcePriorLogSd = 0.3;
+
+struct JointRecord {
+  const costmodel::PublicRecord* record = nullptr;
+  bool floor = false;
+  double published_ms = 0;            // a floor's: the most a token may take
+  costmodel::JointQuantile fitted;    // ms a token on the record's chip, every record in
+  costmodel::JointQuantile held_out;  // the same with this record left out of the fit
+  double error = 0, held_out_error = 0;  // rates: predicted median / published - 1
+  bool kept = false, kept_held_out = false;  // floors: the median within the bound
+};
+
+struct JointTermReport {
+  std::string kind, key;             // "chip" sm8650; "source" executorch static llama
+  double prior = 1, prior_log_sd = 0;
+  costmodel::JointQuantile posterior;  // the factor
+  int rates = 0, floors = 0;         // records behind it
+  std::string pulled_by;             // the record whose leaving out moves the median most
+  double pull = 0;                   // that move: median without it / median with it - 1
+};
+
+struct JointSource {                 // one publication's records (their id: E3, A11) left out together
+  std::string id;
+  int rates = 0;
+  double median_abs_error = 0, median_error = 0;
+};
+
+struct JointAxisValue {              // a hypothesis axis's value (a segment of the names)
+  size_t position = 0;
+  std::string value;
+  double team_weight = 0, joint_weight = 0;
+};
+
+struct PublicJoint {
+  std::vector<JointTermReport> terms;
+  std::vector<JointRecord> records;  // the priced ones, in the file's order
+  std::vector<std::string> names;    // hypotheses
+  std::vector<double> team_weights, joint_weights;
+  std::vector<JointAxisValue> axes;  // only axes whose values differ
+  std::vector<JointSource> sources;
+  double median_abs_error = 0, held_out_median_abs_error = 0, held_out_median_error = 0;
+  int rates = 0, floors = 0, floors_kept = 0, floors_kept_held_out = 0;
+  double level = costmodel::kIntervalLevel;
+};
+
+// The joint fit of `mixture`'s members (a single calibration: one member) on the records of `t`
+// layoutx prices on the device of `chip`.
+PublicJoint fit_public_joint(const costmodel::Predictor& mixture, const costmodel::PublicTimings& t,
+                             const costmodel::RuntimeSpec& runtime, const std::string& chip);
+
+// The device's predictor with the hypotheses weighed by the joint fit (the team's timings and the
+// public records), the heaviest holding kPredictorWeightMass kept. Throws Error when `mixture` is a
+// single calibration (nothing to weigh).
+std::unique_ptr<costmodel::Predictor> public_joint_predictor(const costmodel::Predictor& mixture,
+                                                             const PublicJoint& joint);
+
+}  // namespace layoutx::explorer
