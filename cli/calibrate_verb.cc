@@ -11,8 +11,12 @@
 #include "cli/output_flags.h"
 #include "cli/json_flag.h"
 #include "cli/verbs.h"
+#include "cli/public_joint_output.h"
 #include "costmodel/calibration.h"
 #include "costmodel/calibration_report.h"
+#include "costmodel/public_records.h"
+#include "explorer/public_joint.h"
+#include "explorer/public_layouts.h"
 #include "costmodel/device_fit.h"
 #include "costmodel/save_advice.h"
 #include "costmodel/device_spec.h"
@@ -39,6 +43,7 @@ struct CalibrateArgs {
   bool json = false;
   bool no_save = false;
   std::string db;  // --db: add the database's timings of the device; record the calibration there
+  std::string evidence = "team";  // --evidence all: also weigh the hypotheses by the public records (reported)
 };
 
 std::string pct(double v) { return fmt(100.0 * v, 1) + "%"; }
@@ -150,6 +155,11 @@ void add_calibrate_verb(CLI::App& app) {
   sub->add_flag("--update-shipped", args->update_shipped,
                 "write the device's own calibration files (calibration.saved and .hypotheses of its spec; git-tracked)")->excludes(out);
   sub->add_flag("--no-save", args->no_save, "print the fit only (not even into --db)");
+  sub->add_option("--evidence", args->evidence,
+                  "all: also weigh the hypotheses by the public records of configs/public/ and report the joint fit "
+                  "(what is saved keeps the team's weights; the verbs weigh at load with --evidence all)")
+      ->check(CLI::IsMember({"team", "all"}))
+      ->capture_default_str();
   sub->add_option("--db", args->db, "also fit on the layer timings stored for the device in this existing database "
                                     "(repeats of one graph combined), and store the calibration there");
   sub->callback([args, sub] {
@@ -248,6 +258,18 @@ void add_calibrate_verb(CLI::App& app) {
                                rep.calibration.loo_median);
       db_saved = conn->path();
     }
+    // 4d. With --evidence all: the joint fit with the public records, and the team's timings under
+    //     its weights (explorer/public_joint.h). Reported only: nothing saved changes.
+    std::optional<costmodel::PublicTimings> public_records;  // the joint fit's records point into it
+    std::optional<explorer::PublicJoint> joint;
+    std::optional<costmodel::CalibrationReport> joint_report;
+    if (args->evidence == "all") {
+      if (!fit.hypotheses) throw Error("--evidence all: device " + dev.name + " has no hypotheses to weigh");
+      public_records = costmodel::read_public_timings(config_path("public/public-snapdragon-timings.yaml"));
+      joint = explorer::fit_public_joint(*fit.predictor, *public_records, dev.runtime, explorer::public_chip(dev));
+      joint_report = costmodel::calibration_report(explorer::with_joint_weights(*fit.hypotheses, *joint), records, dev,
+                                                   export_names);
+    }
     // 5. Print.
     const costmodel::HypothesisSet* hyps = fit.hypotheses ? &*fit.hypotheses : nullptr;
     const auto widths = explorer::interval_widths_of_records(*fit.predictor, records);
@@ -256,6 +278,12 @@ void add_calibrate_verb(CLI::App& app) {
         if (hyps) write_hypotheses_json(*hyps, *report, *fit.predictor, w);
         if (widths) write_interval_widths_json(*widths, w);
         if (!hyps_out.empty()) w.field("hypotheses_written_to", hyps_out);
+        if (joint) {
+          w.key("public_joint").begin_object();
+          write_team_fit_both_ways(w, report->combined, joint_report->combined);
+          write_public_joint_json(w, *joint, "this fit");
+          w.end_object();
+        }
       });
     } else {
       print_table(rep, dev, out, db_saved, db_id);
@@ -264,6 +292,11 @@ void add_calibrate_verb(CLI::App& app) {
       if (!hyps_out.empty())
         std::cout << "\nhypotheses: the " << fit.predictor->hypothesis_count() << " kept of " << hyps->fits.size()
                   << " written to " << hyps_out << "\n";
+      if (joint) {
+        print_team_fit_both_ways(report->combined, joint_report->combined, std::cout);
+        std::cout << "\n";
+        print_public_joint(*joint, explorer::public_chip(dev), "this fit", false);
+      }
     }
   });
 }

@@ -20,9 +20,9 @@ void write_quantile(JsonWriter& w, const char* key, const costmodel::JointQuanti
   w.end_object();
 }
 
-void write_json(const explorer::PublicJoint& j, const std::string& source) {
-  JsonWriter w(std::cout);
-  w.begin_object();
+}  // namespace
+
+void write_public_joint_json(JsonWriter& w, const explorer::PublicJoint& j, const std::string& source) {
   w.field("team_calibration", source);
   w.field("interval_level", j.level);
   w.key("terms").begin_array();
@@ -100,13 +100,51 @@ void write_json(const explorer::PublicJoint& j, const std::string& source) {
     w.end_object();
   }
   w.end_array();
+}
+
+namespace {
+
+void write_fit(JsonWriter& w, const char* key, const costmodel::HypothesisReport& r) {
+  w.key(key).begin_object();
+  w.field("max_abs_resid_sd", r.max_abs_resid_sd);
+  w.field("loo_median_abs_error", r.loo.median_abs);
+  w.field("loo_max_abs_error", r.loo.max_abs);
+  w.field("loo_covered", r.loo.covered);
+  w.field("loo_count", r.loo.count);
+  w.field("group_loo_median_abs_error", r.group_loo.median_abs);
   w.end_object();
 }
 
 }  // namespace
 
+void write_team_fit_both_ways(JsonWriter& w, const costmodel::HypothesisReport& team,
+                              const costmodel::HypothesisReport& joint) {
+  w.key("team_timings").begin_object();
+  write_fit(w, "team_weights", team);
+  write_fit(w, "joint_weights", joint);
+  w.end_object();
+}
+
+void print_team_fit_both_ways(const costmodel::HypothesisReport& team, const costmodel::HypothesisReport& joint,
+                              std::ostream& out) {
+  out << "\nthe team's timings under the team's weights and under the joint ones (the combined mixture):\n";
+  Table t({"weights", "in-sample max |resid| sd", "LOO median |error|", "LOO max |error|", "LOO in 90%",
+           "group LOO median |error|"});
+  for (const auto* r : {&team, &joint})
+    t.add({r == &team ? "team" : "team + public", fmt(r->max_abs_resid_sd, 2), fmt(100 * r->loo.median_abs, 1) + "%",
+           fmt(100 * r->loo.max_abs, 1) + "%", std::to_string(r->loo.covered) + " of " + std::to_string(r->loo.count),
+           fmt(100 * r->group_loo.median_abs, 1) + "%"});
+  t.print(out);
+}
+
 void print_public_joint(const explorer::PublicJoint& j, const std::string& chip, const std::string& source, bool json) {
-  if (json) return write_json(j, source);
+  if (json) {
+    JsonWriter w(std::cout);
+    w.begin_object();
+    write_public_joint_json(w, j, source);
+    w.end_object();
+    return;
+  }
   const int level = static_cast<int>(100 * j.level + 0.5);
   std::cout << "joint calibration: the hypotheses of " << source << " (coefficients and weights from the team's timings), "
             << "weighed again by " << j.rates << " public decode rates and " << j.floors

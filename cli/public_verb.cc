@@ -29,6 +29,7 @@ struct PublicArgs {
   bool all = false;  // --all: list every record not priced with its reason
   bool by_hypothesis = false;  // --by-hypothesis: the records priced by each hypothesis alone
   bool joint = false;          // --joint: the joint calibration over the team's timings and the records
+  explorer::JointPriors priors;  // --chip-prior-sd, --exporter-prior-sd
   bool json = false;
 };
 
@@ -217,6 +218,14 @@ void add_public_verb(CLI::App& app) {
                 "the joint calibration: the hypotheses weighed by the team's timings and the records, a factor per "
                 "chip and a term per exporter, each record and publication left out")
       ->excludes("--by-hypothesis");
+  sub->add_option("--chip-prior-sd", a->priors.chip_log_sd,
+                  "--joint: the prior's log-sd of a chip's factor around the DRAM peaks' ratio")
+      ->check(CLI::Range(0.01, 5.0))
+      ->capture_default_str();
+  sub->add_option("--exporter-prior-sd", a->priors.source_log_sd,
+                  "--joint: the prior's log-sd of an exporter's term around 1")
+      ->check(CLI::Range(0.01, 5.0))
+      ->capture_default_str();
   sub->callback([a, sub] {
     a->json = json_requested(*sub);
     const auto t = costmodel::read_public_timings(a->file.empty() ? config_path("public/public-snapdragon-timings.yaml") : a->file);
@@ -232,7 +241,7 @@ void add_public_verb(CLI::App& app) {
                               a->json);
     }
     if (a->joint)
-      return print_public_joint(explorer::fit_public_joint(*predictor, t, a->predictor.spec.runtime, chip), chip,
+      return print_public_joint(explorer::fit_public_joint(*predictor, t, a->predictor.spec.runtime, chip, a->priors), chip,
                                 a->predictor.source, a->json);
     explorer::Evaluator ev(*predictor);
     const auto checks = explorer::check_public_records(ev, t, a->predictor.spec.runtime, chip);

@@ -33,7 +33,7 @@ int term_index(Problem& p, const std::string& kind, const std::string& key, doub
   return static_cast<int>(p.terms.size() - 1);
 }
 
-Problem build_problem(const std::vector<MemberChecks>& members, const std::string& chip) {
+Problem build_problem(const std::vector<MemberChecks>& members, const std::string& chip, const JointPriors& priors) {
   Problem p;
   const auto& first = members.front().checks;
   for (size_t i = 0; i < first.size(); ++i) {
@@ -46,8 +46,8 @@ Problem build_problem(const std::vector<MemberChecks>& members, const std::strin
     o.published_ms = c.published_ms;
     o.floor = r.kind == PublicKind::kDecodeFloor;
     o.log_sd = o.floor ? kExportSpread : std::hypot(r.rel_sd.value.value_or(kUnknownRelSd), kExportSpread);
-    if (r.chip != chip) o.terms.push_back(term_index(p, "chip", r.chip, c.chip_factor, kChipPriorLogSd));
-    o.terms.push_back(term_index(p, "source", r.layout.exporter, 1.0, kSourcePriorLogSd));
+    if (r.chip != chip) o.terms.push_back(term_index(p, "chip", r.chip, c.chip_factor, priors.chip_log_sd));
+    o.terms.push_back(term_index(p, "source", r.layout.exporter, 1.0, priors.source_log_sd));
     for (const auto& m : members) o.price_ms.push_back(m.checks[i].device_ms);
     p.obs.push_back(std::move(o));
     p.checks.push_back(&c);
@@ -94,9 +94,10 @@ std::vector<JointAxisValue> axis_weights(const std::vector<std::string>& names, 
 }  // namespace
 
 PublicJoint fit_public_joint(const costmodel::Predictor& mixture, const costmodel::PublicTimings& t,
-                             const costmodel::RuntimeSpec& runtime, const std::string& chip) {
+                             const costmodel::RuntimeSpec& runtime, const std::string& chip,
+                             const JointPriors& priors) {
   const std::vector<MemberChecks> members = price_public_by_member(mixture, t, runtime, chip);
-  Problem p = build_problem(members, chip);
+  Problem p = build_problem(members, chip, priors);
   PublicJoint out;
   for (const auto& m : members) out.names.push_back(m.name);
   out.team_weights = team_weights(members);
@@ -185,6 +186,16 @@ std::unique_ptr<costmodel::Predictor> public_joint_predictor(const costmodel::Pr
   auto p = mixture.reweighted(joint.joint_weights);
   if (!p) throw Error("the public records weigh hypotheses: " + mixture.calibration_id() + " is one calibration, not a mixture");
   return p;
+}
+
+costmodel::HypothesisSet with_joint_weights(costmodel::HypothesisSet set, const PublicJoint& joint) {
+  for (auto& f : set.fits) {
+    f.weight = 0;
+    for (size_t h = 0; h < joint.names.size(); ++h)
+      if (joint.names[h] == f.spec.name) f.weight = joint.joint_weights[h];
+  }
+  set.method += ", times each hypothesis's evidence from the public records (explorer/public_joint.h)";
+  return set;
 }
 
 }  // namespace layoutx::explorer

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/hypothesis_fit.h"
 #include "costmodel/joint_fit.h"
 #include "costmodel/predictor.h"
 #include "costmodel/public_records.h"
@@ -23,9 +24,14 @@
 
 namespace layoutx::explorer {
 
-// Priors of the terms (log-sd of the factor): stated, not fitted.
+// Priors of the terms (log-sd of the factor): stated, not fitted; `public --joint` takes others to
+// show how far the answer rests on them.
 inline constexpr double kChipPriorLogSd = 0.3;
 inline constexpr double kSourcePriorLogSd = 0.3;
+struct JointPriors {
+  double chip_log_sd = kChipPriorLogSd;
+  double source_log_sd = kSourcePriorLogSd;
+};
 
 struct JointRecord {
   const costmodel::PublicRecord* record = nullptr;
@@ -71,14 +77,19 @@ struct PublicJoint {
 };
 
 // The joint fit of `mixture`'s members (a single calibration: one member) on the records of `t`
-// layoutx prices on the device of `chip`.
+// layoutx prices on the device of `chip`. Its records point into `t`, which must outlive it.
 PublicJoint fit_public_joint(const costmodel::Predictor& mixture, const costmodel::PublicTimings& t,
-                             const costmodel::RuntimeSpec& runtime, const std::string& chip);
+                             const costmodel::RuntimeSpec& runtime, const std::string& chip,
+                             const JointPriors& priors = {});
 
 // The device's predictor with the hypotheses weighed by the joint fit (the team's timings and the
 // public records), the heaviest holding kPredictorWeightMass kept. Throws Error when `mixture` is a
 // single calibration (nothing to weigh).
 std::unique_ptr<costmodel::Predictor> public_joint_predictor(const costmodel::Predictor& mixture,
                                                              const PublicJoint& joint);
+
+// The team's hypothesis set with the joint weights (by name; a hypothesis the fitted mixture did
+// not keep gets 0): what `calibrate --evidence all` reports the team's timings under.
+costmodel::HypothesisSet with_joint_weights(costmodel::HypothesisSet set, const PublicJoint& joint);
 
 }  // namespace layoutx::explorer

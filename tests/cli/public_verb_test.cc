@@ -102,6 +102,13 @@ TEST(Cli, PublicJointFitsChipsAndExportersAndLeavesEachRecordOut) {
   Result twice = layoutx("public --joint --evidence all");
   EXPECT_EQ(twice.status, 2) << twice.out;
   EXPECT_TRUE(has(twice.out, "--joint: ")) << twice.out;
+  Result zero = layoutx("public --joint --chip-prior-sd 0");
+  EXPECT_EQ(zero.status, 2) << zero.out;
+  EXPECT_TRUE(has(zero.out, "--chip-prior-sd")) << zero.out;
+  // A wider prior on the chips lets them take more of what the records say: the terms move.
+  Result wide = layoutx("public --joint --json --chip-prior-sd 0.6");
+  ASSERT_EQ(wide.status, 0) << wide.out;
+  EXPECT_NE(wide.out, r.out);
 }
 
 // --evidence all: every verb that predicts can weigh the hypotheses by the public records too, and
@@ -120,6 +127,16 @@ TEST(Cli, EvidenceAllWeighsTheHypothesesWithThePublicRecords) {
                        "/calibration/galaxy-s25.calibration.yaml");
   EXPECT_EQ(one.status, 2) << one.out;
   EXPECT_TRUE(has(one.out, "--evidence all: ")) << one.out;
+}
+
+// calibrate --evidence all reports the team's timings under both weightings and the joint fit, and
+// saves nothing of it.
+TEST(Cli, CalibrateWithAllEvidenceReportsTheTeamsTimingsBothWays) {
+  Result r = layoutx("calibrate --evidence all --no-save --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  for (const char* k : {"\"public_joint\"", "\"team_timings\"", "\"team_weights\"", "\"joint_weights\"",
+                        "\"sources_held_out\""})
+    EXPECT_TRUE(has(r.out, k)) << k;
 }
 
 }  // namespace
