@@ -18,17 +18,32 @@ using costmodel::PublicKind;
 using costmodel::PublicRecord;
 using costmodel::PublicUse;
 
-model::ModelSpec public_model_spec(const costmodel::PublicModel& p, std::vector<std::string>& approximations) {
-  if (p.window)
+model::ModelSpec public_model_spec(const costmodel::PublicModel& p, std::vector<std::string>& approximations,
+                                   std::optional<int> ctx) {
+  // A sliding-window model is built when its family is one layoutx imports and the pattern the file
+  // writes is that family's own (Gemma 2: alternating, layer 0 sliding); other patterns are not read.
+  const bool gemma2 = p.hf_repo.rfind("google/gemma-2-", 0) == 0;
+  if (p.window && !(gemma2 && p.sliding_window.find("alternating; layer 0 sliding") != std::string::npos))
     throw Error(p.where + ": models." + p.key + ": a sliding-window model (" + p.sliding_window +
                 "): its layer pattern is not read from the public file yet");
   // The HF family whose structure the fields name; the rest are built as Llama's.
-  const char* family = p.qk_norm ? "qwen3" : p.qkv_bias ? "qwen2" : "llama";
+  const char* family = gemma2 ? "gemma2" : p.qk_norm ? "qwen3" : p.qkv_bias ? "qwen2" : "llama";
   if (std::string(family) == "llama" && p.hf_repo.rfind("meta-llama/", 0) != 0)
     approximations.push_back(p.key + " built with Llama's layer structure (its own is not in the public file)");
   // The activation's name is the field's first word ("gelu (act_fn in the ExecuTorch config)").
   const std::string named = p.activation.substr(0, p.activation.find(' '));
-  const std::string act = named == "gelu" ? "gelu_pytorch_tanh" : named;
+  const std::string act = named == "gelu" || named == "gelu_approx" ? "gelu_pytorch_tanh" : named;
+  // A window no shorter than the context holds the whole context: every layer is a full one then.
+  std::string sliding;
+  if (p.window && ctx && *ctx <= *p.window) {
+    sliding = ", \"layer_types\": [";
+    for (int i = 0; i < p.layers; ++i) sliding += std::string(i ? ", " : "") + "\"full_attention\"";
+    sliding += "]";
+    approximations.push_back(p.key + ": its window (" + std::to_string(*p.window) + ") holds the whole context (" +
+                             std::to_string(*ctx) + "): every layer priced as full attention");
+  } else if (p.window) {
+    sliding = ", \"sliding_window\": " + std::to_string(*p.window);
+  }
   const bool tied = p.tied_embeddings.value.value_or(false);
   if (!p.tied_embeddings.known()) approximations.push_back(p.key + ": tied embeddings " + p.tied_embeddings.word + ", untied priced");
   const std::string config = std::string("{\"model_type\": \"") + family + "\", \"hidden_size\": " + std::to_string(p.hidden) +
@@ -37,6 +52,7 @@ model::ModelSpec public_model_spec(const costmodel::PublicModel& p, std::vector<
                              ", \"num_attention_heads\": " + std::to_string(p.heads) +
                              ", \"num_key_value_heads\": " + std::to_string(p.kv_heads) +
                              ", \"head_dim\": " + std::to_string(p.head_dim) + ", \"vocab_size\": " + std::to_string(p.vocab) +
+                             sliding +
                              ", \"rms_norm_eps\": 1e-6, \"hidden_act\": \"" + act + "\", \"rope_theta\": 10000.0" +
                              ", \"tie_word_embeddings\": " + (tied ? "true" : "false") + "}";
   model::ModelSpec m = model::import_hf_config_text(config, p.where + " (models." + p.key + ")");
@@ -78,7 +94,7 @@ std::optional<PublicQuestion> public_question(const PublicRecord& r, const costm
   if (l.kv_io == "in_graph") return no("not a layout layoutx builds: the cache inside the graph (kv.io in_graph)");
   PublicQuestion q;
   try {
-    q.model = public_model_spec(model->second, q.approximations);
+    q.model = public_model_spec(model->second, q.approximations, l.context_length.value);
   } catch (const Error& e) {
     return no(std::string("model not built: ") + e.what());
   }

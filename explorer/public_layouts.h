@@ -25,11 +25,13 @@ struct PublicQuestion {
   std::vector<std::string> approximations;  // where layoutx's layout is not the published one
 };
 
-// The model of the file's `models` section as a layoutx spec: the HF family its fields say (Qwen3
-// by its q/k norms, Qwen2 by its q/k/v biases, else Llama's structure), RoPE over the whole head
-// (the theta does not change a price). Throws Error for a model layoutx cannot build (a sliding
-// window pattern it does not read), naming the model.
-model::ModelSpec public_model_spec(const costmodel::PublicModel& p, std::vector<std::string>& approximations);
+// The model of the file's `models` section as a layoutx spec: the HF family its fields say (Gemma 2
+// by its repo, Qwen3 by its q/k norms, Qwen2 by its q/k/v biases, else Llama's structure), RoPE
+// over the whole head (the theta does not change a price). At a context `ctx` the window holds
+// whole, every layer is built full (said in `approximations`). Throws Error for a model layoutx
+// cannot build (a sliding window pattern it does not read), naming the model.
+model::ModelSpec public_model_spec(const costmodel::PublicModel& p, std::vector<std::string>& approximations,
+                                   std::optional<int> ctx = std::nullopt);
 
 // The record as a question, priced on the device (whose chip is `chip`, the public file's key,
 // "sm8750"), or nullopt with `why_not` set. A record of another chip is asked on the device too

@@ -89,5 +89,21 @@ TEST(PublicLayouts, APublicModelIsBuiltFromItsShapes) {
   EXPECT_THAT(approx, Contains(HasSubstr("phi-4-mini built with Llama's layer structure")));
 }
 
+// Gemma 2's alternating windows are its family's own pattern: built sliding when the context exceeds
+// the window, all full when the window holds the whole context (said); Gemma 4's pattern is not read.
+TEST(PublicLayouts, AGemma2ModelSlidesOnlyPastItsWindow) {
+  std::vector<std::string> approx;
+  const model::ModelSpec wide = public_model_spec(shipped().models.at("gemma2-2b"), approx, 8192);
+  EXPECT_EQ(wide.family, model::Family::kGemma2);
+  ASSERT_EQ(wide.num_layers(), 26);
+  EXPECT_EQ(wide.layer_types[0], model::LayerType::kSliding);
+  EXPECT_EQ(wide.layer_types[1], model::LayerType::kFull);
+  EXPECT_TRUE(approx.empty());
+  const model::ModelSpec narrow = public_model_spec(shipped().models.at("gemma2-2b"), approx, 1024);
+  for (auto t : narrow.layer_types) EXPECT_EQ(t, model::LayerType::kFull);
+  EXPECT_THAT(approx, Contains(HasSubstr("holds the whole context (1024)")));
+  EXPECT_THROW(public_model_spec(shipped().models.at("gemma4-e2b"), approx, 1024), Error);
+}
+
 }  // namespace
 }  // namespace layoutx::explorer
