@@ -18,9 +18,9 @@ void PredictorOptions::add_to(CLI::App& app) {
       ->excludes(file);
   app.add_option("--evidence", evidence,
                  "what weighs the device's hypotheses: team (its timings) or all (its timings and the public records "
-                 "of configs/public/, `layoutx public --joint` shows the fit)")
-      ->check(CLI::IsMember({"team", "all"}))
-      ->capture_default_str();
+                 "of configs/public/, `layoutx public --joint` shows the fit); default: all where the device's "
+                 "predictor is a mixture of hypotheses, else team")
+      ->check(CLI::IsMember({"team", "all"}));
 }
 
 std::unique_ptr<costmodel::Predictor> PredictorOptions::load() {
@@ -30,18 +30,21 @@ std::unique_ptr<costmodel::Predictor> PredictorOptions::load() {
   LoadedPredictor p = load_predictor(device, calibration, conn.get(), true);
   source = p.source;
   spec = std::move(p.device);
-  if (evidence == "all") {
-    if (p.predictor->hypothesis_count() == 0)
-      throw Error("--evidence all: " + source + " is one calibration, not a mixture of hypotheses to weigh");
-    const auto t = costmodel::read_public_timings(config_path("public/public-snapdragon-timings.yaml"));
-    const auto joint = explorer::fit_public_joint(*p.predictor, t, spec.runtime, explorer::public_chip(spec));
-    auto weighed = explorer::public_joint_predictor(*p.predictor, joint);
-    source += "; weighed again with " + std::to_string(joint.rates) + " public decode rates and " +
-              std::to_string(joint.floors) + " CI floors of " + shown_path(t.path) + ", " +
-              std::to_string(weighed->hypothesis_count()) + " kept";
-    return weighed;
+  if (evidence == "team" || (evidence.empty() && p.predictor->hypothesis_count() == 0)) return std::move(p.predictor);
+  if (p.predictor->hypothesis_count() == 0)
+    throw Error("--evidence all: " + source + " is one calibration, not a mixture of hypotheses to weigh");
+  // The team's hypotheses weighed again by the public records (explorer/public_joint.h).
+  const auto t = costmodel::read_public_timings(config_path("public/public-snapdragon-timings.yaml"));
+  const auto joint = explorer::public_joint_weights(*p.predictor, t, spec);
+  if (joint.rates + joint.floors == 0) {
+    if (evidence == "all") throw Error("--evidence all: no public record is priced on " + spec.name + "'s chip");
+    return std::move(p.predictor);
   }
-  return std::move(p.predictor);
+  auto weighed = explorer::public_joint_predictor(*p.predictor, joint.weights);
+  source += "; weighed again with " + std::to_string(joint.rates) + " public decode rates and " +
+            std::to_string(joint.floors) + " CI floors of " + shown_path(t.path) + ", " +
+            std::to_string(weighed->hypothesis_count()) + " kept";
+  return weighed;
 }
 
 std::vector<costmodel::MeasurementRecord> PredictorOptions::device_timings() const {

@@ -20,8 +20,9 @@ struct PredictorOptions {
   std::string calibration;  // --calibration FILE
   std::string db;           // --db DB
   // --evidence: what weighs the device's hypotheses: "team" (its timings, the saved weights) or
-  // "all" (the team's timings and the public records, explorer/public_joint.h).
-  std::string evidence = "team";
+  // "all" (the team's timings and the public records, explorer/public_joint.h). Unset: all when
+  // the predictor is a mixture the records can weigh, else team (said in `source`).
+  std::string evidence;
   void add_to(CLI::App& app);
   // Loads the device's calibrated predictor and sets `source`. Throws Error naming the device,
   // file or database and what is missing.

@@ -229,9 +229,12 @@ void add_public_verb(CLI::App& app) {
   sub->callback([a, sub] {
     a->json = json_requested(*sub);
     const auto t = costmodel::read_public_timings(a->file.empty() ? config_path("public/public-snapdragon-timings.yaml") : a->file);
-    if ((a->joint || a->by_hypothesis) && a->predictor.evidence != "team")
-      throw Error(std::string(a->joint ? "--joint" : "--by-hypothesis") +
-                  ": weighs the team's hypotheses by the records itself; drop --evidence " + a->predictor.evidence);
+    if (a->joint || a->by_hypothesis) {
+      if (a->predictor.evidence == "all")
+        throw Error(std::string(a->joint ? "--joint" : "--by-hypothesis") +
+                    ": weighs the team's hypotheses by the records itself; drop --evidence all");
+      a->predictor.evidence = "team";
+    }
     auto predictor = a->predictor.load();
     const std::string chip = explorer::public_chip(a->predictor.spec);
     if (a->by_hypothesis) {

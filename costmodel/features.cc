@@ -1,5 +1,7 @@
 #include "costmodel/features.h"
 
+#include <algorithm>
+
 #include "model/analysis.h"
 
 namespace layoutx::costmodel {
@@ -21,11 +23,20 @@ OpFeatures features(const model::LayerGraph& g, const LoweredOp& op, int channel
   f.op_class = op.op_class;
   f.precision = g.variant.precision();
   f.count = 1;
+  // An op of one of several independent per-head chains: with k chains at once, its dispatch is
+  // shared with the k - 1 running beside it.
+  if (const int chains = g.op(op.vertices.front()).chains; chains > 1 && s.head_chains_at_once() > 1)
+    f.count = 1.0 / std::min(chains, s.head_chains_at_once());
   for (model::Vertex v : op.vertices) {
     const model::OpNode& n = g.op(v);
-    f.bytes += static_cast<double>(model::operand_bytes(g, v, [&](const model::OpNode& o) {
-      return o.kind == model::OpKind::kWeight ? weight_bytes(o, s) : tiled_bytes(o.shape, o.dtype, channel_pad, false);
-    }));
+    // The operand-bytes rule (model::operand_bytes: a Constant moves nothing), with a folded
+    // weight (a Weight, or a slice of one) read as the weight it is.
+    for (model::Vertex u : g.operands(v)) {
+      const model::OpNode& o = g.op(u);
+      if (o.kind == model::OpKind::kConstant) continue;
+      f.bytes += static_cast<double>(model::is_folded_weight(g, u) ? weight_bytes(model::folded_weight_node(g, u), s)
+                                                                    : tiled_bytes(o.shape, o.dtype, channel_pad, false));
+    }
     const int64_t out_bytes = tiled_bytes(n.shape, n.dtype, channel_pad, false);
     f.bytes += static_cast<double>(out_bytes);
     if (n.kind == model::OpKind::kMatMul) {

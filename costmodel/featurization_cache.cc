@@ -39,6 +39,7 @@ DistinctStructures distinct_structures(const model::LayerGraph& graph, const std
                        return reads_in_place->second;
                      }};
     facts.block_weights = model::block_rows(graph.variant.weight_quant()) > 0;
+    facts.per_head = graph.variant.heads() == model::HeadsForm::kPerHead;
     s.effective.push_back(StructureTable::shipped().effective(d->structure, facts));
   }
   s.structure_of.resize(members.size());
@@ -94,15 +95,19 @@ MemberFeatures FeaturizationCache::shared(const model::LayerGraph& graph,
   m.features.reserve(members.size());
   knees.reserve(members.size());
   std::vector<std::optional<LayerFeatures>> ops(distinct);  // at the first structure of its kind
+  std::optional<model::LayerGraph> twin;  // the grouped twin, for structures that price a per-head graph as it
   for (size_t i = 0; i < distinct; ++i) {
     const DeviceSpec& d = *members[s.first_member[i]];
+    const bool as_grouped = priced_as_grouped(graph, structures[i]);
+    if (as_grouped && !twin) twin = grouped_twin(graph);
+    const model::LayerGraph& g = as_grouped ? *twin : graph;
     size_t j = 0;
     while (!same_ops(structures[j], structures[i])) ++j;
-    if (!ops[j]) ops[j] = featurize_ops(graph, d);
+    if (!ops[j]) ops[j] = featurize_ops(g, d);
     bool last = true;
     for (size_t k = i + 1; k < distinct && last; ++k) last = !same_ops(structures[k], structures[i]);
     LayerFeatures f = last ? std::move(*ops[j]) : *ops[j];
-    finish_layer_features(f, graph, d);  // with d's own knee applied
+    finish_layer_features(f, g, d);  // with d's own knee applied
     knees.push_back(knee_effect(f, d));
     m.features.push_back(std::move(f));
   }

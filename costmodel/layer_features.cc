@@ -5,6 +5,8 @@
 
 #include "costmodel/cost_model.h"
 #include "costmodel/live_set.h"
+#include "model/analysis.h"
+#include "model/builder.h"
 
 namespace layoutx::costmodel {
 
@@ -89,7 +91,7 @@ void add_operand_transposes(const model::LayerGraph& g, int channel_pad, LayerFe
     OpFeatures of;
     of.op_class = OpClass::kDataMovement;
     of.precision = f.precision;
-    of.count = 1;
+    of.count = f.op_features[i].count;  // the MatMul's own dispatch share (a per-head chain's)
     of.bytes = 2.0 * static_cast<double>(tiled_bytes(b.shape, b.dtype, channel_pad, false));
     const auto pos = static_cast<std::ptrdiff_t>(i);
     f.ops.insert(f.ops.begin() + pos, LoweredOp{f.ops[i].name + "/transpose_b", model::OpKind::kMatMul,
@@ -128,7 +130,7 @@ LayerFeatures featurize_ops(const model::LayerGraph& g, const DeviceSpec& device
     if (f.ops[i].op_class == OpClass::kMatMulWeight)
       for (model::Vertex v : f.ops[i].vertices)
         for (model::Vertex u : g.operands(v))
-          if (g.op(u).kind == model::OpKind::kWeight) f.weight_bytes += static_cast<double>(weight_bytes(g.op(u), s));
+          if (model::is_folded_weight(g, u)) f.weight_bytes += static_cast<double>(weight_bytes(model::folded_weight_node(g, u), s));
   add_operand_transposes(g, device.channel_pad, f);
   return f;
 }
@@ -145,7 +147,18 @@ void finish_layer_features(LayerFeatures& f, const model::LayerGraph& g, const D
   }
 }
 
+bool priced_as_grouped(const model::LayerGraph& g, const Structure& s) {
+  return s.head_chains_at_once() == 0 && g.variant.heads() == model::HeadsForm::kPerHead;
+}
+
+model::LayerGraph grouped_twin(const model::LayerGraph& g) {
+  model::Variant v = g.variant;
+  v.set(model::HeadsForm::kGrouped);
+  return model::build_layer_graph(g.layer, v);
+}
+
 LayerFeatures featurize_layer(const model::LayerGraph& g, const DeviceSpec& device) {
+  if (priced_as_grouped(g, device.structure)) return featurize_layer(grouped_twin(g), device);
   LayerFeatures f = featurize_ops(g, device);
   finish_layer_features(f, g, device);
   return f;

@@ -35,6 +35,10 @@ std::vector<model::Vertex> cache_inputs_read_in_place(const model::LayerGraph& g
 // Lowers `g`, featurizes its ops and computes the graph-level features under device.structure:
 // finish_layer_features(featurize_ops(g, device), g, device).
 LayerFeatures featurize_layer(const model::LayerGraph& g, const DeviceSpec& device);
+// Structure head_chains 0 (a hypothesis): a per-head graph is priced as its grouped twin, the
+// same layer and variant with heads=grouped (featurize_layer and the featurization cache do so).
+bool priced_as_grouped(const model::LayerGraph& g, const Structure& s);
+model::LayerGraph grouped_twin(const model::LayerGraph& g);
 // Its two stages, so that structures differing only in relayout_cache_inputs or the VTCM knee
 // lower and featurize a graph once (HypothesisPredictor). featurize_ops: the lowering (explicit
 // softmax folded if the structure says so), every op's features and the weight bytes; it does

@@ -1,6 +1,7 @@
 #include "costmodel/legality.h"
 
 #include "costmodel/axis_records.h"
+#include "model/analysis.h"
 
 #include "support/error.h"
 #include "support/yaml_reader.h"
@@ -186,7 +187,7 @@ model::Vertex through_views(const model::LayerGraph& g, model::Vertex u) {
 bool is_projection(const model::LayerGraph& g, model::Vertex v) {
   if (g.op(v).kind != model::OpKind::kMatMul) return false;
   for (model::Vertex u : g.operands(v))
-    if (g.op(u).kind == model::OpKind::kWeight) return true;
+    if (model::is_folded_weight(g, u)) return true;
   return false;
 }
 

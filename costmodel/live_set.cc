@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "costmodel/features.h"
+#include "model/analysis.h"
 
 namespace layoutx::costmodel {
 
@@ -32,7 +33,7 @@ LiveSet live_set(const model::LayerGraph& g, int channel_pad, int64_t min_bytes,
   std::vector<model::Vertex> rs;
   for (model::Vertex v : order) {
     const model::OpNode& op = g.op(v);
-    if (op.kind == model::OpKind::kWeight || op.kind == model::OpKind::kConstant || op.kind == model::OpKind::kReshape)
+    if (model::is_folded_weight(g, v) || op.kind == model::OpKind::kConstant || op.kind == model::OpKind::kReshape)
       continue;
     const int64_t b = tiled_bytes(op.shape, op.dtype, channel_pad, false);
     if (b < min_bytes) continue;
@@ -70,7 +71,7 @@ LiveSet live_set(const model::LayerGraph& g, int channel_pad, int64_t min_bytes,
   for (size_t i = 0; i < order.size(); ++i) {
     live += delta[i];
     const model::OpKind k = g.op(order[i]).kind;
-    if (k == model::OpKind::kWeight || k == model::OpKind::kConstant) continue;
+    if (model::is_folded_weight(g, order[i]) || k == model::OpKind::kConstant) continue;
     out.live_bytes[order[i]] = live;
     if (live > out.peak_bytes) {
       out.peak_bytes = live;

@@ -1,18 +1,21 @@
 #include "costmodel/lowering.h"
 
+#include "model/analysis.h"
+
 namespace layoutx::costmodel {
 
 namespace {
 
 bool has_weight_operand(const model::LayerGraph& g, model::Vertex v) {
   for (model::Vertex u : g.operands(v))
-    if (g.op(u).kind == model::OpKind::kWeight) return true;
+    if (model::is_folded_weight(g, u)) return true;
   return false;
 }
 
 // The class of one graph op, or false if it is not an HTP op.
 bool classify(const model::LayerGraph& g, model::Vertex v, OpClass& c) {
   const model::OpNode& n = g.op(v);
+  if (model::is_folded_weight(g, v)) return false;  // a weight, or a slice the converter folds into one
   switch (n.kind) {
     case model::OpKind::kInput:
     case model::OpKind::kWeight:

@@ -52,6 +52,13 @@ std::vector<StructureSwitch> shipped_switches() {
   t.push_back({.key = "copies_on", .hash_name = "copies_on", .choices = {"dma", "vector"},
                .effective = [](const Structure&, double, const GraphFacts&) { return 0.0; },
                .meaning = "the side copies (unit: copy) occupy: the DMA engine's (memory) or the vector threads' (compute)"});
+  // Whether a layer's per-head chains (OpNode::chains) run side by side is not settled by any
+  // timing of this device (none has them): a hypothesis axis, the public records weigh it.
+  t.push_back({.key = "head_chains", .hash_name = "head_chains", .integer = true, .min = 0, .max = 64,
+               .default_value = 1,
+               .effective = [](const Structure&, double v, const GraphFacts& g) { return g.per_head ? v : 1.0; },
+               .meaning = "per-head op chains running at once: 1, each op pays its dispatch in turn; k, the "
+                          "dispatches of k chains overlap; 0, the chains cost what the grouped form's ops cost"});
   return t;
 }
 

@@ -45,6 +45,10 @@ enum class Switch : size_t {
   // side the copies (`unit: copy` coefficients) occupy.
   kOverlap,
   kCopiesOn,
+  // heads=per_head (issue 34): how many independent per-head op chains run at once (1: each op
+  // pays its dispatch in turn; k: the dispatches of k chains overlap on the vector threads; 0:
+  // the chains cost what the grouped form costs, featurized as its grouped twin).
+  kHeadChains,
 };
 
 // The switches' values, stored by table position (a number; a choice is its index). Structure{}
@@ -70,6 +74,7 @@ struct Structure {
   bool relayout_cache_inputs() const { return get(Switch::kRelayoutCacheInputs) != 0; }
   double overlap() const { return get(Switch::kOverlap); }
   bool copies_on_dma() const { return get(Switch::kCopiesOn) == 0; }
+  int head_chains_at_once() const { return static_cast<int>(get(Switch::kHeadChains)); }
 
   bool operator==(const Structure&) const = default;
   std::array<double, kMaxSwitches> v{};
@@ -83,6 +88,7 @@ struct GraphFacts {
   // copy reads (costmodel/layer_features.h cache_inputs_read_in_place); asked only when needed.
   std::function<bool(double live_min_kb)> reads_cache_in_place;
   bool block_weights = false;  // 4-bit weights quantized in blocks (weight_quant=blockN)
+  bool per_head = false;       // per-head op chains (heads=per_head)
 };
 
 struct StructureSwitch {

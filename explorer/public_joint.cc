@@ -2,10 +2,14 @@
 
 #include <cmath>
 #include <map>
+#include <sstream>
 
 #include "explorer/public_layouts.h"
+#include "support/disk_memo.h"
 #include "support/error.h"
+#include "support/hash.h"
 #include "support/median.h"
+#include "support/paths.h"
 
 namespace layoutx::explorer {
 
@@ -181,9 +185,33 @@ PublicJoint fit_public_joint(const costmodel::Predictor& mixture, const costmode
   return out;
 }
 
+JointWeights public_joint_weights(const costmodel::Predictor& mixture, const costmodel::PublicTimings& t,
+                                  const costmodel::DeviceSpec& device) {
+  const DiskMemo memo(user_cache_folder("public-joint"), code_stamp());
+  const std::string key = mixture.calibration_id() + " " + hex(fnv1a(read_text_file(t.path)), 16) + " " +
+                          hex(fnv1a(device.source.empty() ? std::string() : read_text_file(device.source)), 16);
+  if (auto hit = memo.get(key)) {
+    std::istringstream in(*hit);
+    JointWeights w;
+    double x = 0;
+    if (in >> w.rates >> w.floors) {
+      while (in >> x) w.weights.push_back(x);
+      if (w.weights.size() == mixture.hypothesis_count()) return w;
+    }
+  }
+  const PublicJoint j = fit_public_joint(mixture, t, device.runtime, public_chip(device));
+  JointWeights w{j.joint_weights, j.rates, j.floors};
+  std::ostringstream out;
+  out << w.rates << ' ' << w.floors;
+  out.precision(17);
+  for (double x : w.weights) out << ' ' << x;
+  memo.put(key, out.str());
+  return w;
+}
+
 std::unique_ptr<costmodel::Predictor> public_joint_predictor(const costmodel::Predictor& mixture,
-                                                             const PublicJoint& joint) {
-  auto p = mixture.reweighted(joint.joint_weights);
+                                                             const std::vector<double>& joint_weights) {
+  auto p = mixture.reweighted(joint_weights);
   if (!p) throw Error("the public records weigh hypotheses: " + mixture.calibration_id() + " is one calibration, not a mixture");
   return p;
 }

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/device_spec.h"
 #include "costmodel/hypothesis_fit.h"
 #include "costmodel/joint_fit.h"
 #include "costmodel/predictor.h"
@@ -86,7 +87,18 @@ PublicJoint fit_public_joint(const costmodel::Predictor& mixture, const costmode
 // public records), the heaviest holding kPredictorWeightMass kept. Throws Error when `mixture` is a
 // single calibration (nothing to weigh).
 std::unique_ptr<costmodel::Predictor> public_joint_predictor(const costmodel::Predictor& mixture,
-                                                             const PublicJoint& joint);
+                                                             const std::vector<double>& joint_weights);
+
+// What `--evidence all` weighs a device's hypotheses with: the joint fit's weights and how many
+// records they rest on. Kept between runs (support/disk_memo.h, memo "public-joint") under the
+// mixture's calibration id, the public file's bytes, the device file's bytes (its runtime terms
+// price the records) and the code: the fit prices every record under every member, about 2 s.
+struct JointWeights {
+  std::vector<double> weights;  // one per mixed hypothesis, in its order
+  int rates = 0, floors = 0;
+};
+JointWeights public_joint_weights(const costmodel::Predictor& mixture, const costmodel::PublicTimings& t,
+                                  const costmodel::DeviceSpec& device);
 
 // The team's hypothesis set with the joint weights (by name; a hypothesis the fitted mixture did
 // not keep gets 0): what `calibrate --evidence all` reports the team's timings under.

@@ -6,6 +6,23 @@ int64_t tensor_bytes(const Shape& shape, DType dtype) {
   return (numel(shape) * dtype_bits(dtype) + 7) / 8;
 }
 
+bool is_folded_weight(const LayerGraph& g, Vertex v) {
+  const OpNode& n = g.op(v);
+  if (n.kind == OpKind::kWeight) return true;
+  return n.kind == OpKind::kSlice && !g.operands(v).empty() && g.op(g.operands(v)[0]).kind == OpKind::kWeight;
+}
+
+OpNode folded_weight_node(const LayerGraph& g, Vertex v) {
+  OpNode n = g.op(v);
+  if (n.kind == OpKind::kSlice) {
+    const OpNode& w = g.op(g.operands(v)[0]);
+    n.kind = OpKind::kWeight;
+    n.block = w.block;
+    n.conv_layout = w.conv_layout;
+  }
+  return n;
+}
+
 int64_t node_bytes(const OpNode& n) {
   int64_t bytes = tensor_bytes(n.shape, n.dtype);
   if (n.kind == OpKind::kWeight && n.block > 0 && n.shape.size() == 2) {
@@ -58,16 +75,13 @@ OpStats stats_of(const LayerGraph& g, Vertex v) {
     case OpKind::kSlice:
       // A part of a weight (heads=per_head's rows of a projection): a constant the converter
       // folds into a weight of its own; its reader counts its bytes.
-      if (g.op(g.operands(v)[0]).kind == OpKind::kWeight) return s;
+      if (is_folded_weight(g, v)) return s;
       break;
     case OpKind::kMatMul:
     case OpKind::kConv: {
       s.macs = static_cast<int64_t>(matmul_macs(g, v));
-      for (Vertex u : g.operands(v)) {
-        const OpNode& o = g.op(u);
-        const bool folded = o.kind == OpKind::kSlice && g.op(g.operands(u)[0]).kind == OpKind::kWeight;
-        if (o.kind == OpKind::kWeight || folded) s.weight_bytes += node_bytes(o);
-      }
+      for (Vertex u : g.operands(v))
+        if (is_folded_weight(g, u)) s.weight_bytes += node_bytes(folded_weight_node(g, u));
       break;
     }
     case OpKind::kOutput:

@@ -25,6 +25,13 @@ int64_t tensor_bytes(const Shape& shape, DType dtype);
 // are not counted).
 int64_t node_bytes(const OpNode& n);
 
+// A weight as the converter sees it: a Weight, or a Slice of one (heads=per_head's rows of a
+// projection), which the converter folds into a static tensor of its own. Not an op on the device.
+bool is_folded_weight(const LayerGraph& g, Vertex v);
+// That weight as one node: the Weight itself, or the slice with the Weight's kind and quantization
+// (block, conv layout), so node_bytes and the cost model's weight bytes read it as a weight.
+OpNode folded_weight_node(const LayerGraph& g, Vertex v);
+
 // Elements of `shape` with its last axis rounded up to a multiple of `pad` (pad <= 1: numel).
 int64_t padded_numel(const Shape& shape, int pad);
 

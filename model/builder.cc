@@ -466,8 +466,17 @@ Builder::PerHead Builder::attention_per_head(Vertex xn, Vertex k_cache, Vertex v
   const Vertex scale = constant(
       "attn/scale", L.structure.query_scale > 0 ? L.structure.query_scale : 1.0 / std::sqrt(static_cast<double>(D)));
 
+  // Every op a chain adds is marked with how many such chains run beside it (OpNode::chains).
+  auto mark_chain = [&](size_t from, int64_t chains) {
+    for (size_t u = from; u < lg_.size(); ++u) {
+      OpNode& n = lg_.graph[static_cast<Vertex>(u)];
+      if (n.kind != OpKind::kWeight && n.kind != OpKind::kConstant && n.kind != OpKind::kInput)
+        n.chains = static_cast<int>(chains);
+    }
+  };
   std::vector<KvHead> kvh(static_cast<size_t>(kv));
   for (int64_t j = 0; j < kv; ++j) {
+    const size_t first = lg_.size();
     const std::string p = "attn/kv" + std::to_string(j) + "/";
     KvHead& e = kvh[static_cast<size_t>(j)];
     e.k = head_projection(p + "k_proj", xn, Role::kKProj, Role::kKBias, kv, nh, j);
@@ -483,14 +492,18 @@ Builder::PerHead Builder::attention_per_head(Vertex xn, Vertex k_cache, Vertex v
       e.k_all = concat(p + "k_concat", {e.k_cache, e.k_entry}, k_slot_axis);
       e.v_all = concat(p + "v_concat", {e.v_cache, e.v_entry}, 1);
     }
+    mark_chain(first, kv);
   }
 
   Vertex gate = Graph::null_vertex();  // one sigmoid per query head, [1, nh]
   if (L.head_gate)
     gate = unary(OpKind::kSigmoid, "attn/head_gate_sigmoid", linear("attn/head_gate_proj", xn, Role::kHeadGate, nh, 0, nh));
   std::vector<Vertex> contexts;
-  for (int64_t i = 0; i < nh; ++i)
+  for (int64_t i = 0; i < nh; ++i) {
+    const size_t first = lg_.size();
     contexts.push_back(query_head(i, kvh[static_cast<size_t>(i / G)], xn, mask, cos, sin, scale, gate));
+    mark_chain(first, nh);
+  }
 
   PerHead ph;
   ph.merged = concat_heads("attn/heads_concat", contexts, -1);  // [1, 1, nh D]

@@ -102,10 +102,7 @@ const DesignSpace& DesignSpace::shipped() {
          .meaning = "attention heads: one op per tensor with heads as an axis (grouped), or one op chain per query "
                     "head (per_head: its own projection slices, RoPE, scores, softmax and weighted values, as "
                     "MHA-to-SHA passes produce)",
-         .exporter_form = true,
-         .priced = false,
-         .priced_by = "a later cost model (whether per-head chains run side by side on the vector threads, or "
-                      "each op pays its dispatch in turn, is not settled by any timing of this device)"},
+         .explored = false, .exporter_form = true},
         {.name = "projection", .values = {"matmul", "conv1x1"},
          .meaning = "each Linear as a MatMul, or as a 1x1 Conv2d on [1, C, 1, 1] activations with weights "
                     "[out, in, 1, 1] (the exporters' form)",

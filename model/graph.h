@@ -128,6 +128,10 @@ struct OpNode {
   // where it is bound (executor, ONNX writer). Quantized per output channel (and by input-row
   // blocks) exactly as the [in, out] form.
   bool conv_layout = false;
+  // heads=per_head: how many op chains like this op's (one per KV head, or one per query head)
+  // the layer has side by side, each independent of the others; 0 for an op of no such chain.
+  // What the cost model reads when chains may run at once (costmodel/structure.h head_chains).
+  int chains = 0;
 };
 
 // Edge property: which operand slot of the target the source feeds.

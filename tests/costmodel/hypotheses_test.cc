@@ -48,7 +48,7 @@ TEST(PseudoBma, EqualDensitiesShareAndADominatedHypothesisGetsLittle) {
 TEST(HypothesisWeights, AnOpLevelProfileMovesThemTowardTheStructureThatPredictsIt) {
   const DeviceSpec dev = load_device_named("galaxy-s25");
   std::vector<MeasurementRecord> records = load_measurements(device_file(dev.calibration.measurements));
-  const std::string kTruth = "stall-2mb/w4-expanded/roofline-dma/softmax-fused/cache-in-place";
+  const std::string kTruth = "stall-2mb/w4-expanded/roofline-dma/softmax-fused/cache-in-place/chains-serial";
   // The truth's family: the members the profile cannot tell from it (the softmax forms and the
   // 2 / 2.5 MiB knees price this graph alike).
   auto truth_weight = [&](const HypothesisSet& set) {

@@ -142,12 +142,13 @@ TEST(DesignSpace, RefusesABadTable) {
 }
 
 // The exporters' forms (issue 34): keys only when off their default (today's forms), priced by
-// cost model 3 and explored, except heads (unpriced: refused by the pricing verbs) and projection
-// (priced, not explored: a 1x1 Conv prices as the MatMul).
+// cost model 3 and explored, except heads and projection (priced, not explored: per-head chains
+// are priced under the device's heads hypotheses, a 1x1 Conv as the MatMul).
 TEST(DesignSpace, ExporterAxesArePricedAndExplored) {
   const auto& d = design_space();
-  for (const char* a : {"kv_dtype", "k_layout", "weight_quant", "sliding_cache", "projection"}) EXPECT_TRUE(d.axis(a).priced) << a;
-  EXPECT_FALSE(d.axis("heads").priced);
+  for (const char* a : {"kv_dtype", "k_layout", "weight_quant", "sliding_cache", "heads", "projection"})
+    EXPECT_TRUE(d.axis(a).priced) << a;
+  EXPECT_FALSE(d.axis("heads").explored);
   EXPECT_FALSE(d.axis("projection").explored);
   // Today's forms are the defaults: K is stored transposed [kv, D, N], an f16 cache, per-channel.
   EXPECT_EQ(d.axis("k_layout").values[0], "transposed");
@@ -165,11 +166,14 @@ TEST(DesignSpace, ExporterAxesArePricedAndExplored) {
   EXPECT_EQ(d.spelled(v).size(), d.spelled(ring).size());
   EXPECT_EQ(d.display_name(v), "ring+kv_dtype=u8+k_layout=rows+weight_quant=block32");
   EXPECT_EQ(block_rows(v.weight_quant()), 32);
-  // The pricing verbs take the priced forms and refuse heads=per_head by name.
+  // The pricing verbs take the priced forms and refuse an unpriced one (a throwaway axis) by name.
   EXPECT_NO_THROW(d.require_priced(v, "predict"));
-  const Variant per_head = parse_variant("ring", {"heads=per_head"});
-  std::string msg = testing::error_message([&] { d.require_priced(per_head, "predict"); });
-  EXPECT_NE(msg.find("predict: heads=per_head: not priced yet"), std::string::npos) << msg;
+  EXPECT_NO_THROW(d.require_priced(parse_variant("ring", {"heads=per_head"}), "predict"));
+  const DesignSpace later = d.with_axis({.name = "kv_layout", .values = {"bshd", "bhsd"}, .meaning = "throwaway",
+                                         .priced = false, .priced_by = "a later cost model"});
+  const Variant unpriced = later.parse("returns=new_entry,kv_layout=bhsd");
+  std::string msg = testing::error_message([&] { later.require_priced(unpriced, "predict"); });
+  EXPECT_NE(msg.find("predict: kv_layout=bhsd: not priced yet: a later cost model"), std::string::npos) << msg;
   // The fidelity figure of a layout-only form is its default's.
   EXPECT_EQ(d.numerics_representative(v), parse_variant("ring", {"kv_dtype=u8", "weight_quant=block32", "precision=w4a16"}));
   EXPECT_TRUE(d.priced_value(d.axis_index("softmax"), 2));
