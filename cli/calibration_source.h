@@ -24,7 +24,10 @@ struct LoadedPredictor {
 // latest calibration of the device; when it has none, an error if `db_required`, else the one
 // the device spec names (its hypotheses, or its saved calibration). Throws Error naming the
 // device, file or database and what is missing.
+// `evidence`: "team" uses the predictor as loaded; "all" weighs its hypotheses by the public
+// records too (explorer/public_joint.h; an error for a single calibration); "" (the default) does
+// so for the device's shipped mixture only (a file or a stored calibration is used as saved).
 LoadedPredictor load_predictor(const std::string& device, const std::string& calibration_file, db::Connection* conn,
-                               bool db_required);
+                               bool db_required, const std::string& evidence = "");
 
 }  // namespace layoutx::cli

@@ -1,10 +1,7 @@
 #include "cli/predictor_options.h"
 
 #include "cli/calibration_source.h"
-#include "costmodel/public_records.h"
 #include "db/costmodel_records.h"
-#include "explorer/public_joint.h"
-#include "explorer/public_layouts.h"
 #include "db/schema.h"
 #include "support/error.h"
 #include "support/paths.h"
@@ -18,8 +15,8 @@ void PredictorOptions::add_to(CLI::App& app) {
       ->excludes(file);
   app.add_option("--evidence", evidence,
                  "what weighs the device's hypotheses: team (its timings) or all (its timings and the public records "
-                 "of configs/public/, `layoutx public --joint` shows the fit); default: all where the device's "
-                 "predictor is a mixture of hypotheses, else team")
+                 "of configs/public/, `layoutx public --joint` shows the fit); default: all for the device's shipped "
+                 "mixture of hypotheses, a --calibration file or --db calibration as saved")
       ->check(CLI::IsMember({"team", "all"}));
 }
 
@@ -27,24 +24,10 @@ std::unique_ptr<costmodel::Predictor> PredictorOptions::load() {
   // A calibration file, the database's latest, or the shipped hypotheses (cli/calibration_source.h).
   std::unique_ptr<db::Connection> conn;
   if (!db.empty()) conn = db::open_database_readonly(db);
-  LoadedPredictor p = load_predictor(device, calibration, conn.get(), true);
+  LoadedPredictor p = load_predictor(device, calibration, conn.get(), true, evidence);
   source = p.source;
   spec = std::move(p.device);
-  if (evidence == "team" || (evidence.empty() && p.predictor->hypothesis_count() == 0)) return std::move(p.predictor);
-  if (p.predictor->hypothesis_count() == 0)
-    throw Error("--evidence all: " + source + " is one calibration, not a mixture of hypotheses to weigh");
-  // The team's hypotheses weighed again by the public records (explorer/public_joint.h).
-  const auto t = costmodel::read_public_timings(config_path("public/public-snapdragon-timings.yaml"));
-  const auto joint = explorer::public_joint_weights(*p.predictor, t, spec);
-  if (joint.rates + joint.floors == 0) {
-    if (evidence == "all") throw Error("--evidence all: no public record is priced on " + spec.name + "'s chip");
-    return std::move(p.predictor);
-  }
-  auto weighed = explorer::public_joint_predictor(*p.predictor, joint.weights);
-  source += "; weighed again with " + std::to_string(joint.rates) + " public decode rates and " +
-            std::to_string(joint.floors) + " CI floors of " + shown_path(t.path) + ", " +
-            std::to_string(weighed->hypothesis_count()) + " kept";
-  return weighed;
+  return std::move(p.predictor);
 }
 
 std::vector<costmodel::MeasurementRecord> PredictorOptions::device_timings() const {

@@ -20,8 +20,8 @@ struct PredictorOptions {
   std::string calibration;  // --calibration FILE
   std::string db;           // --db DB
   // --evidence: what weighs the device's hypotheses: "team" (its timings, the saved weights) or
-  // "all" (the team's timings and the public records, explorer/public_joint.h). Unset: all when
-  // the predictor is a mixture the records can weigh, else team (said in `source`).
+  // "all" (the team's timings and the public records, explorer/public_joint.h). Unset: all for
+  // the device's shipped mixture, a file or a stored calibration as saved (cli/calibration_source.h).
   std::string evidence;
   void add_to(CLI::App& app);
   // Loads the device's calibrated predictor and sets `source`. Throws Error naming the device,

@@ -111,20 +111,26 @@ TEST(Cli, PublicJointFitsChipsAndExportersAndLeavesEachRecordOut) {
   EXPECT_NE(wide.out, r.out);
 }
 
-// --evidence all: every verb that predicts can weigh the hypotheses by the public records too, and
-// says so where it names its calibration; a typo is refused.
-TEST(Cli, EvidenceAllWeighsTheHypothesesWithThePublicRecords) {
-  Result r = layoutx("select --ctx 1024 --evidence all");
+// --evidence: the device's shipped mixture is weighed by the public records by default, and every
+// verb that predicts says so where it names its calibration; `team` keeps the team's weights; a
+// saved calibration file is used as saved unless `all` is asked (refused for a single calibration);
+// a typo is refused.
+TEST(Cli, EvidenceWeighsTheShippedHypothesesWithThePublicRecords) {
+  Result r = layoutx("select --ctx 1024");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(has(r.out, "weighed again with ")) << r.out;
-  Result team = layoutx("select --ctx 1024");
+  Result team = layoutx("select --ctx 1024 --evidence team");
   ASSERT_EQ(team.status, 0) << team.out;
   EXPECT_FALSE(has(team.out, "weighed again")) << team.out;
+  EXPECT_NE(team.out, r.out);
   Result bad = layoutx("select --evidence publc");
   EXPECT_EQ(bad.status, 2) << bad.out;
   EXPECT_TRUE(has(bad.out, "--evidence")) << bad.out;
-  Result one = layoutx("select --evidence all --calibration " + std::string(LAYOUTX_CONFIG_DIR) +
-                       "/calibration/galaxy-s25.calibration.yaml");
+  const std::string single = std::string(LAYOUTX_CONFIG_DIR) + "/calibration/galaxy-s25.calibration.yaml";
+  Result as_saved = layoutx("select --ctx 1024 --calibration " + single);
+  ASSERT_EQ(as_saved.status, 0) << as_saved.out;
+  EXPECT_FALSE(has(as_saved.out, "weighed again")) << as_saved.out;
+  Result one = layoutx("select --evidence all --calibration " + single);
   EXPECT_EQ(one.status, 2) << one.out;
   EXPECT_TRUE(has(one.out, "--evidence all: ")) << one.out;
 }
