@@ -214,20 +214,24 @@ std::string json_value(const std::string& json, const std::string& key) {
 
 // `--calibration FILE` reads whatever document FILE holds: given the shipped hypotheses file it
 // predicts with the same mixture as the default (it used to read it as one calibration and fail),
-// and --hypotheses lists the same members' figures (costmodel/predictor_factory.h).
+// and --hypotheses lists the same members' figures (costmodel/predictor_factory.h). A file is
+// used as saved, the shipped mixture weighed by the public records by default: the same evidence
+// on both sides gives the same figures.
 TEST(Cli, PredictWithTheShippedHypothesesFileEqualsTheDefault) {
   const std::string file = std::string(LAYOUTX_CONFIG_DIR) + "/calibration/galaxy-s25.hypotheses.yaml";
-  for (const char* q : {"", " --layer full --ctx 2048 --layout ring --precision w8a16"}) {
-    Result d = layoutx(std::string("predict --json --hypotheses") + q);
+  for (const char* q : {"", " --layer full --ctx 2048 --layout ring --precision w8a16",
+                        " --evidence all --layer full --ctx 4096 --layout ring --precision w4a16"}) {
+    const bool all = std::string(q).find("--evidence all") != std::string::npos;
+    Result d = layoutx(std::string("predict --json --hypotheses") + (all ? "" : " --evidence team") + q);
     Result f = layoutx("predict --json --hypotheses --calibration " + file + q);
     ASSERT_EQ(d.status, 0) << d.out;
     ASSERT_EQ(f.status, 0) << f.out;
     for (const char* key : {"latency_ms", "interval_ms", "floor_ms", "compiles", "calibration_id"})
       EXPECT_EQ(json_value(f.out, key), json_value(d.out, key)) << key << q;
     EXPECT_EQ(f.out.substr(f.out.find("\"hypotheses\"")), d.out.substr(d.out.find("\"hypotheses\""))) << q;
-    EXPECT_TRUE(has(f.out, "\"calibration_source\": \"file " + file + "\"")) << f.out;
+    EXPECT_TRUE(has(f.out, "\"calibration_source\": \"file " + file + (all ? "; weighed again" : "\""))) << f.out;
   }
-  Result d = layoutx("predict");
+  Result d = layoutx("predict --evidence team");
   Result f = layoutx("predict --calibration " + file);
   ASSERT_EQ(f.status, 0) << f.out;
   const auto latency_line = [](const std::string& out) { return out.substr(out.find("latency "), out.find('\n', out.find("latency ")) - out.find("latency ")); };

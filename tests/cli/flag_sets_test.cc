@@ -67,14 +67,14 @@ TEST(FlagSets, JsonThroughTheOneRegistrationReachesTheVerb) {
 TEST(FlagSets, TheQuestionsFlagsAreOneDefinition) {
   CLI::App app;
   layoutx::cli::build_app(app);
-  const std::vector<std::string> order = {"--model", "--device", "--calibration", "--db", "--precision"};
+  const std::vector<std::string> order = {"--model", "--device", "--calibration", "--db", "--evidence", "--precision"};
   for (const char* verb : {"select", "step", "next"}) {
     const auto names = flag_names(*app.get_subcommand(verb));
     auto at = std::find(names.begin(), names.end(), "--model");
     ASSERT_NE(at, names.end()) << verb;
     ASSERT_GE(names.end() - at, static_cast<long>(order.size())) << verb;
     EXPECT_EQ(std::vector<std::string>(at, at + order.size()), order) << verb;
-    for (const char* flag : {"--model", "--device", "--calibration", "--db", "--precision"}) {
+    for (const char* flag : {"--model", "--device", "--calibration", "--db", "--evidence", "--precision"}) {
       EXPECT_EQ(option(app, verb, flag)->get_description(), option(app, "select", flag)->get_description()) << verb << flag;
       EXPECT_EQ(option(app, verb, flag)->get_default_str(), option(app, "select", flag)->get_default_str()) << verb << flag;
     }

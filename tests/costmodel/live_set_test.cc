@@ -12,6 +12,7 @@
 #include "costmodel/features.h"
 #include "costmodel/layer_features.h"
 #include "costmodel/live_set.h"
+#include "model/analysis.h"
 #include "model/builder.h"
 #include "model/design_space.h"
 #include "model/model_loader.h"
@@ -66,7 +67,8 @@ LiveSet reference_live_set(const model::LayerGraph& g, int channel_pad, int64_t 
   std::vector<Range> ranges;
   for (model::Vertex v : order) {
     const model::OpNode& op = g.op(v);
-    if (op.kind == model::OpKind::kWeight || op.kind == model::OpKind::kConstant ||
+    // A weight, or a slice of one (a folded weight: heads=per_head's rows), is no activation.
+    if (model::is_folded_weight(g, v) || op.kind == model::OpKind::kConstant ||
         op.kind == model::OpKind::kReshape || birth[v] == kNone)
       continue;
     const int64_t b = tiled_bytes(op.shape, op.dtype, channel_pad, false);
@@ -79,7 +81,7 @@ LiveSet reference_live_set(const model::LayerGraph& g, int channel_pad, int64_t 
   out.live_bytes.assign(n, 0);
   for (size_t i = 0; i < order.size(); ++i) {
     const model::OpKind k = g.op(order[i]).kind;
-    if (k == model::OpKind::kWeight || k == model::OpKind::kConstant) continue;
+    if (model::is_folded_weight(g, order[i]) || k == model::OpKind::kConstant) continue;
     int64_t live = 0;
     for (const Range& r : ranges)
       if (r.first <= i && i <= r.last) live += r.bytes;

@@ -42,7 +42,7 @@ double another_value(const StructureSwitch& w) {
 TEST(StructureTable, EveryShippedSwitchReachesTheCalibrationHashes) {
   const DeviceSpec base = load_device_named("galaxy-s25");
   const auto& switches = StructureTable::shipped().switches();
-  ASSERT_EQ(switches.size(), static_cast<size_t>(Switch::kCopiesOn) + 1);
+  ASSERT_EQ(switches.size(), static_cast<size_t>(Switch::kHeadChains) + 1);
   for (size_t i = 0; i < switches.size(); ++i) {
     DeviceSpec d = base;
     d.structure.set(i, another_value(switches[i]));
