@@ -1,6 +1,7 @@
 #include "cli/calibration_source.h"
 
 #include <iostream>
+#include <optional>
 
 #include "costmodel/predictor_factory.h"
 #include "costmodel/public_records.h"
@@ -19,15 +20,24 @@ LoadedPredictor weigh(LoadedPredictor p, const std::string& evidence, bool shipp
   const bool mixture = p.predictor && p.predictor->hypothesis_count() > 0;
   if (evidence == "team" || (evidence.empty() && (!shipped || !mixture))) return p;
   if (!mixture) throw Error("--evidence all: " + p.source + " is one calibration, not a mixture of hypotheses to weigh");
-  const auto t = costmodel::read_public_timings(config_path("public/public-snapdragon-timings.yaml"));
-  const auto joint = explorer::public_joint_weights(*p.predictor, t, p.device);
+  std::optional<costmodel::PublicTimings> t;
+  explorer::JointWeights joint;
+  try {
+    t = costmodel::read_public_timings(config_path("public/public-snapdragon-timings.yaml"));
+    joint = explorer::public_joint_weights(*p.predictor, *t, p.device);
+  } catch (const Error& e) {
+    if (evidence == "all") throw;
+    // By default the records are extra evidence: without them the team's weights stand, said.
+    std::cerr << "layoutx: the public records do not weigh the hypotheses (" << e.what() << "); the team's weights stand\n";
+    return p;
+  }
   if (joint.rates + joint.floors == 0) {
     if (evidence == "all") throw Error("--evidence all: no public record is priced on " + p.device.name + "'s chip");
     return p;
   }
   p.predictor = explorer::public_joint_predictor(*p.predictor, joint.weights);
   p.source += "; weighed again with " + std::to_string(joint.rates) + " public decode rates and " +
-              std::to_string(joint.floors) + " CI floors of " + shown_path(t.path) + ", " +
+              std::to_string(joint.floors) + " CI floors of " + shown_path(t->path) + ", " +
               std::to_string(p.predictor->hypothesis_count()) + " kept";
   return p;
 }

@@ -77,7 +77,7 @@ JointMemberFit fit_member(const std::vector<JointTerm>& terms, const std::vector
   m.beta.resize(K);
   for (Eigen::Index k = 0; k < K; ++k) m.beta(k) = std::log(terms[static_cast<size_t>(k)].prior_median);
   Evaluation e = evaluate(terms, obs, use, h, m.beta);
-  for (int it = 0; it < 200; ++it) {
+  for (int it = 0; it < 200 && K > 0; ++it) {
     const Eigen::VectorXd step = (-e.hess).ldlt().solve(e.grad);  // Newton: the ascent direction
     double t = 1;
     Evaluation next;

@@ -60,6 +60,12 @@ TEST(Cli, PublicRefusesABrokenFileNamingTheLine) {
   EXPECT_TRUE(has(r.out, "measurements[0].id: required key is missing")) << r.out;
   Result none = layoutx("public --file " + (tmp / "none.yaml"));
   EXPECT_EQ(none.status, 2) << none.out;
+  // A file with nothing to price: the joint fit has no term to fit and says so (it crashed once).
+  const std::string empty = tmp / "empty.yaml";
+  std::ofstream(empty) << "schema_version: 1\nchips: {}\nmodels: {}\nmeasurements: []\n";
+  Result nothing = layoutx("public --joint --file " + empty);
+  EXPECT_EQ(nothing.status, 0) << nothing.out;
+  EXPECT_TRUE(has(nothing.out, "weighed again by 0 public decode rates and 0 CI floors")) << nothing.out;
 }
 
 // The exporters' whole-model layouts shipped in configs/layouts/exporters/ price alone: each finds

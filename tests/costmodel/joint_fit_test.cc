@@ -73,6 +73,14 @@ TEST(JointFit, AFloorIsACensoredLikelihood) {
   EXPECT_NEAR(joint_term(fit_joint(terms, {loose}, {1}), 0, 0.9).median, 1.0, 1e-3);
 }
 
+// No terms (no record of another chip or exporter) and no records: the prior weights stand.
+TEST(JointFit, NothingToFitLeavesThePriorWeights) {
+  const auto fit = fit_joint({}, {}, {0.25, 0.75});
+  ASSERT_EQ(fit.weights.size(), 2u);
+  EXPECT_NEAR(fit.weights[1], 0.75, 1e-12);
+  EXPECT_TRUE(fit.members[0].converged);
+}
+
 TEST(JointFit, RefusesMismatchedInputs) {
   const std::vector<JointTerm> terms = {{"chip x", 1.0, 0.3}};
   JointObservation o = record(10, 1, 0);
