@@ -131,7 +131,9 @@ ModelStep price_partition(const MemberCosts& c, const model::ModelSpec& m, const
     const int joined = p.graphs_merged - 1;
     p.ms -= joined * (s.execute_ms + extra.value / 1e3);
     p.high_ms -= joined * (s.execute_ms + extra.low / 1e3);
-    p.low_ms = std::max(0.0, p.low_ms - joined * (s.execute_ms + extra.high / 1e3));  // ends at no time, not below
+    // The fast end stops at the part's floor (its bytes across DRAM at peak: no part takes less),
+    // however far its members' intervals reach (a mixture far from any timing reaches 0).
+    p.low_ms = std::max(p.floor_ms, p.low_ms - joined * (s.execute_ms + extra.high / 1e3));
     p.pays_wakeup = rt.present && p.ms * 1e3 > rt.rpc_polling_us;
     s.graphs_ms += p.ms, s.graphs_low_ms += p.low_ms, s.graphs_high_ms += p.high_ms, s.floor_ms += p.floor_ms;
   }
