@@ -86,7 +86,7 @@ BENCHMARK(BM_PredictFromGraph)->Unit(benchmark::kMicrosecond);
 // x every shipped model, both layer types; a fresh evaluator each time (each distinct graph
 // shape built once: sliding layers once for all contexts).
 void BM_FullSweep(benchmark::State& state) {
-  auto pr = predictor();
+  auto pr = default_predictor();  // what the verbs sweep with (the public records' weights)
   std::vector<model::ModelSpec> models;
   for (const auto& n : kModels) models.push_back(model::load_model(n));
   const auto ctxs = explorer::sweep_contexts(512, 131072);
