@@ -157,7 +157,7 @@ void add_calibrate_verb(CLI::App& app) {
   sub->add_flag("--no-save", args->no_save, "print the fit only (not even into --db)");
   sub->add_option("--evidence", args->evidence,
                   "all: also weigh the hypotheses by the public records of configs/public/ and report the joint fit "
-                  "(what is saved keeps the team's weights; the verbs weigh at load with --evidence all)")
+                  "(what is saved keeps the team's weights; the verbs weigh the shipped mixture when they load it)")
       ->check(CLI::IsMember({"team", "all"}))
       ->capture_default_str();
   sub->add_option("--db", args->db, "also fit on the layer timings stored for the device in this existing database "
