@@ -20,7 +20,6 @@
 #include "costmodel/public_records.h"
 #include "explorer/proposal.h"
 #include "explorer/public_joint.h"
-#include "support/paths.h"
 #include "explorer/selection.h"
 #include "model/builder.h"
 #include "model/model_loader.h"
@@ -40,8 +39,8 @@ std::unique_ptr<costmodel::HypothesisPredictor> predictor() {
 std::unique_ptr<costmodel::Predictor> default_predictor() {
   const auto team = predictor();
   const auto device = costmodel::load_device_named(costmodel::kDefaultDevice);
-  const auto records = costmodel::read_public_timings(config_path("public/public-snapdragon-timings.yaml"));
-  return explorer::public_joint_predictor(*team, explorer::public_joint_weights(*team, records, device).weights);
+  return explorer::public_joint_predictor(
+      *team, explorer::public_joint_weights(*team, costmodel::shipped_public_timings(), device).weights);
 }
 
 const std::vector<std::string> kModels = {"spark-x2.5-1.7b", "spark-x2.5-4b", "gemma-3-1b"};

@@ -265,7 +265,7 @@ void add_calibrate_verb(CLI::App& app) {
     std::optional<costmodel::CalibrationReport> joint_report;
     if (args->evidence == "all") {
       if (!fit.hypotheses) throw Error("--evidence all: device " + dev.name + " has no hypotheses to weigh");
-      public_records = costmodel::read_public_timings(config_path("public/public-snapdragon-timings.yaml"));
+      public_records = costmodel::read_public_timings(costmodel::shipped_public_timings());
       joint = explorer::fit_public_joint(*fit.predictor, *public_records, dev.runtime, explorer::public_chip(dev));
       joint_report = costmodel::calibration_report(explorer::with_joint_weights(*fit.hypotheses, *joint), records, dev,
                                                    export_names);

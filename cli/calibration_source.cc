@@ -1,7 +1,6 @@
 #include "cli/calibration_source.h"
 
 #include <iostream>
-#include <optional>
 
 #include "costmodel/predictor_factory.h"
 #include "costmodel/public_records.h"
@@ -20,11 +19,10 @@ LoadedPredictor weigh(LoadedPredictor p, const std::string& evidence, bool shipp
   const bool mixture = p.predictor && p.predictor->hypothesis_count() > 0;
   if (evidence == "team" || (evidence.empty() && (!shipped || !mixture))) return p;
   if (!mixture) throw Error("--evidence all: " + p.source + " is one calibration, not a mixture of hypotheses to weigh");
-  std::optional<costmodel::PublicTimings> t;
+  const std::string path = costmodel::shipped_public_timings();
   explorer::JointWeights joint;
   try {
-    t = costmodel::read_public_timings(config_path("public/public-snapdragon-timings.yaml"));
-    joint = explorer::public_joint_weights(*p.predictor, *t, p.device);
+    joint = explorer::public_joint_weights(*p.predictor, path, p.device);
   } catch (const Error& e) {
     if (evidence == "all") throw;
     // By default the records are extra evidence: without them the team's weights stand, said.
@@ -37,7 +35,7 @@ LoadedPredictor weigh(LoadedPredictor p, const std::string& evidence, bool shipp
   }
   p.predictor = explorer::public_joint_predictor(*p.predictor, joint.weights);
   p.source += "; weighed again with " + std::to_string(joint.rates) + " public decode rates and " +
-              std::to_string(joint.floors) + " CI floors of " + shown_path(t->path) + ", " +
+              std::to_string(joint.floors) + " CI floors of " + shown_path(path) + ", " +
               std::to_string(p.predictor->hypothesis_count()) + " kept";
   return p;
 }

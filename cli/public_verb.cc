@@ -228,7 +228,7 @@ void add_public_verb(CLI::App& app) {
       ->capture_default_str();
   sub->callback([a, sub] {
     a->json = json_requested(*sub);
-    const auto t = costmodel::read_public_timings(a->file.empty() ? config_path("public/public-snapdragon-timings.yaml") : a->file);
+    const auto t = costmodel::read_public_timings(a->file.empty() ? costmodel::shipped_public_timings() : a->file);
     if (a->joint || a->by_hypothesis) {
       if (a->predictor.evidence == "all")
         throw Error(std::string(a->joint ? "--joint" : "--by-hypothesis") +

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "support/error.h"
+#include "support/paths.h"
 #include "support/yaml_reader.h"
 
 namespace layoutx::costmodel {
@@ -340,5 +341,7 @@ PublicTimings read_public_timings(const std::string& path) {
   errors.throw_if_any();
   return t;
 }
+
+std::string shipped_public_timings() { return config_path("public/public-snapdragon-timings.yaml"); }
 
 }  // namespace layoutx::costmodel

@@ -109,4 +109,7 @@ struct PublicTimings {
 // sections, keys unique.
 PublicTimings read_public_timings(const std::string& path);
 
+// The shipped copy, configs/public/public-snapdragon-timings.yaml (under $LAYOUTX_CONFIGS when set).
+std::string shipped_public_timings();
+
 }  // namespace layoutx::costmodel

@@ -24,7 +24,7 @@ namespace {
 struct Problem {
   std::vector<JointTerm> terms;
   std::vector<JointObservation> obs;
-  std::vector<const PublicCheck*> checks;  // member 0's check of each observation
+  std::vector<const costmodel::PublicRecord*> records;  // each observation's (into the timings, not the checks)
   std::vector<std::string> term_kind, term_key;
 };
 
@@ -54,15 +54,9 @@ Problem build_problem(const std::vector<MemberChecks>& members, const std::strin
     o.terms.push_back(term_index(p, "source", r.layout.exporter, 1.0, priors.source_log_sd));
     for (const auto& m : members) o.price_ms.push_back(m.checks[i].device_ms);
     p.obs.push_back(std::move(o));
-    p.checks.push_back(&c);
+    p.records.push_back(&r);
   }
   return p;
-}
-
-std::vector<double> team_weights(const std::vector<MemberChecks>& members) {
-  std::vector<double> w;
-  for (const auto& m : members) w.push_back(m.weight);
-  return w;
 }
 
 // Each hypothesis axis (a position in the '/'-separated names) whose values differ, with the
@@ -95,16 +89,35 @@ std::vector<JointAxisValue> axis_weights(const std::vector<std::string>& names, 
   return out;
 }
 
+// The records priced by each member, as the fit's problem, with the members' names and weights.
+struct Priced {
+  std::vector<std::string> names;
+  std::vector<double> team_weights;
+  Problem problem;
+};
+
+Priced price_problem(const costmodel::Predictor& mixture, const costmodel::PublicTimings& t,
+                     const costmodel::RuntimeSpec& runtime, const std::string& chip, const JointPriors& priors) {
+  const std::vector<MemberChecks> members = price_public_by_member(mixture, t, runtime, chip);
+  Priced out;
+  for (const auto& m : members) {
+    out.names.push_back(m.name);
+    out.team_weights.push_back(m.weight);
+  }
+  out.problem = build_problem(members, chip, priors);
+  return out;
+}
+
 }  // namespace
 
 PublicJoint fit_public_joint(const costmodel::Predictor& mixture, const costmodel::PublicTimings& t,
                              const costmodel::RuntimeSpec& runtime, const std::string& chip,
                              const JointPriors& priors) {
-  const std::vector<MemberChecks> members = price_public_by_member(mixture, t, runtime, chip);
-  Problem p = build_problem(members, chip, priors);
+  Priced priced = price_problem(mixture, t, runtime, chip, priors);
+  const Problem& p = priced.problem;
   PublicJoint out;
-  for (const auto& m : members) out.names.push_back(m.name);
-  out.team_weights = team_weights(members);
+  out.names = std::move(priced.names);
+  out.team_weights = std::move(priced.team_weights);
   const JointFit fit = costmodel::fit_joint(p.terms, p.obs, out.team_weights);
   out.joint_weights = fit.weights;
   out.axes = axis_weights(out.names, out.team_weights, out.joint_weights);
@@ -122,7 +135,7 @@ PublicJoint fit_public_joint(const costmodel::Predictor& mixture, const costmode
   std::vector<double> abs, held_abs, held;
   for (size_t i = 0; i < p.obs.size(); ++i) {
     JointRecord r;
-    r.record = p.checks[i]->record;
+    r.record = p.records[i];
     r.floor = p.obs[i].floor;
     r.published_ms = p.obs[i].published_ms;
     r.fitted = costmodel::predict_joint(fit, p.obs[i], out.level);
@@ -160,7 +173,7 @@ PublicJoint fit_public_joint(const costmodel::Predictor& mixture, const costmode
   std::map<std::string, std::vector<size_t>> by_id;
   std::vector<std::string> order;
   for (size_t i = 0; i < p.obs.size(); ++i) {
-    const std::string& id = p.checks[i]->record->id;
+    const std::string& id = p.records[i]->id;
     if (!by_id.count(id)) order.push_back(id);
     by_id[id].push_back(i);
   }
@@ -185,11 +198,12 @@ PublicJoint fit_public_joint(const costmodel::Predictor& mixture, const costmode
   return out;
 }
 
-JointWeights public_joint_weights(const costmodel::Predictor& mixture, const costmodel::PublicTimings& t,
-                                  const costmodel::DeviceSpec& device) {
+JointWeights public_joint_weights(const costmodel::Predictor& mixture, const std::string& path,
+                                  const costmodel::DeviceSpec& device, const JointPriors& priors) {
   const DiskMemo memo(user_cache_folder("public-joint"), code_stamp());
-  const std::string key = mixture.calibration_id() + " " + hex(fnv1a(read_text_file(t.path)), 16) + " " +
-                          hex(fnv1a(device.source.empty() ? std::string() : read_text_file(device.source)), 16);
+  const std::string key = mixture.calibration_id() + " " + hex(fnv1a(read_text_file(path)), 16) + " " +
+                          hex(fnv1a(device.source.empty() ? std::string() : read_text_file(device.source)), 16) + " " +
+                          hash_number(priors.chip_log_sd) + " " + hash_number(priors.source_log_sd);
   if (auto hit = memo.get(key)) {
     std::istringstream in(*hit);
     JointWeights w;
@@ -199,8 +213,11 @@ JointWeights public_joint_weights(const costmodel::Predictor& mixture, const cos
       if (w.weights.size() == mixture.hypothesis_count()) return w;
     }
   }
-  const PublicJoint j = fit_public_joint(mixture, t, device.runtime, public_chip(device));
-  JointWeights w{j.joint_weights, j.rates, j.floors};
+  const costmodel::PublicTimings t = costmodel::read_public_timings(path);
+  const Priced priced = price_problem(mixture, t, device.runtime, public_chip(device), priors);
+  JointWeights w;
+  w.weights = costmodel::fit_joint(priced.problem.terms, priced.problem.obs, priced.team_weights).weights;
+  for (const auto& o : priced.problem.obs) (o.floor ? w.floors : w.rates)++;
   std::ostringstream out;
   out << w.rates << ' ' << w.floors;
   out.precision(17);

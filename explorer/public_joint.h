@@ -89,16 +89,18 @@ PublicJoint fit_public_joint(const costmodel::Predictor& mixture, const costmode
 std::unique_ptr<costmodel::Predictor> public_joint_predictor(const costmodel::Predictor& mixture,
                                                              const std::vector<double>& joint_weights);
 
-// What `--evidence all` weighs a device's hypotheses with: the joint fit's weights and how many
-// records they rest on. Kept between runs (support/disk_memo.h, memo "public-joint") under the
-// mixture's calibration id, the public file's bytes, the device file's bytes (its runtime terms
-// price the records) and the code: the fit prices every record under every member, about 2 s.
+// What `--evidence all` weighs a device's hypotheses with: the joint fit's weights (the fit alone,
+// none of the report's leave-one-out refits) and how many records they rest on, for the public
+// timings file at `path`. Kept between runs (support/disk_memo.h, memo "public-joint") under the
+// mixture's calibration id, the file's bytes, the device file's bytes (its runtime terms price the
+// records) and the code: the file is parsed and every record priced under every member (about
+// 2 s) only when the memo misses, so a verb that hits it pays for reading two files.
 struct JointWeights {
   std::vector<double> weights;  // one per mixed hypothesis, in its order
   int rates = 0, floors = 0;
 };
-JointWeights public_joint_weights(const costmodel::Predictor& mixture, const costmodel::PublicTimings& t,
-                                  const costmodel::DeviceSpec& device);
+JointWeights public_joint_weights(const costmodel::Predictor& mixture, const std::string& path,
+                                  const costmodel::DeviceSpec& device, const JointPriors& priors = {});
 
 // The team's hypothesis set with the joint weights (by name; a hypothesis the fitted mixture did
 // not keep gets 0): what `calibrate --evidence all` reports the team's timings under.
