@@ -65,4 +65,12 @@ LoadedPredictor load_predictor(const std::string& device, const std::string& cal
   return weigh({std::move(shipped.predictor), dev, std::move(shipped.source)}, evidence, true);
 }
 
+db::DevicePredictions database_key_predictions(const std::string& calibration_file, db::Connection& conn) {
+  auto loader = [calibration_file, &conn](const std::string& device) {
+    LoadedPredictor p = load_predictor(device, calibration_file, &conn, false);
+    return db::LoadedDevicePredictor{std::move(p.predictor), std::move(p.source)};
+  };
+  return db::DevicePredictions(loader, !calibration_file.empty());
+}
+
 }  // namespace layoutx::cli

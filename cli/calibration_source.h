@@ -7,6 +7,7 @@
 
 #include "costmodel/device_spec.h"
 #include "costmodel/predictor.h"
+#include "db/device_predictions.h"
 #include "db/sqlite.h"
 
 namespace layoutx::cli {
@@ -29,5 +30,10 @@ struct LoadedPredictor {
 // so for the device's shipped mixture only (a file or a stored calibration is used as saved).
 LoadedPredictor load_predictor(const std::string& device, const std::string& calibration_file, db::Connection* conn,
                                bool db_required, const std::string& evidence = "");
+
+// The predictions of a database's keys (regress, report --html): every device's predictor from
+// load_predictor (the file when given, and then its errors are the user's; else the database's
+// latest, else the shipped one).
+db::DevicePredictions database_key_predictions(const std::string& calibration_file, db::Connection& conn);
 
 }  // namespace layoutx::cli

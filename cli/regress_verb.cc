@@ -7,9 +7,9 @@
 #include <optional>
 #include <sstream>
 
+#include "cli/calibration_source.h"
 #include "cli/plot.h"
 #include "cli/db_flags.h"
-#include "cli/device_predictions.h"
 #include "cli/flag_checks.h"
 #include "cli/table.h"
 #include "cli/output_flags.h"
@@ -75,7 +75,7 @@ std::string short_key(const db::MeasurementKey& k, const Scopes& scopes) {
 
 std::string pct(double v) { return (v >= 0 ? "+" : "") + fmt(100.0 * v, 1) + "%"; }
 
-void print_table(const db::RegressResult& r, double tolerance, const DevicePredictions& predictions, const Scopes& scopes) {
+void print_table(const db::RegressResult& r, double tolerance, const db::DevicePredictions& predictions, const Scopes& scopes) {
   Table t({"device", "model", "variant", "layer", "ctx", "boundary", "n", "latest ms", "previous ms", "change",
            "predicted ms", "interval", "vs prediction", "verdict"});
   for (const auto& row : r.rows) {
@@ -98,7 +98,7 @@ void print_table(const db::RegressResult& r, double tolerance, const DevicePredi
               << "\n";
 }
 
-void print_json(const db::RegressResult& r, const RegressArgs& a, const DevicePredictions& predictions) {
+void print_json(const db::RegressResult& r, const RegressArgs& a, const db::DevicePredictions& predictions) {
   JsonWriter w(std::cout);
   w.begin_object();
   w.field("tolerance", a.tolerance);
@@ -215,7 +215,7 @@ void add_regress_verb(CLI::App& app) {
     opt.model = args->query.model;
     opt.tolerance = args->tolerance;
     opt.record_predictions = args->record_predictions;
-    DevicePredictions predictions(*conn, args->calibration);
+    db::DevicePredictions predictions = database_key_predictions(args->calibration, *conn);
     opt.predicts = [&predictions](const db::MeasurementKey& k) { return predictions.predicts(k); };
     for (const auto& d : db::measured_devices(*conn))
       if (args->query.device.empty() || d == args->query.device) predictions.load(d);

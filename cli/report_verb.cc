@@ -5,9 +5,9 @@
 #include <iostream>
 #include <optional>
 
+#include "cli/calibration_source.h"
 #include "cli/choice_output.h"
 #include "cli/db_flags.h"
-#include "cli/device_predictions.h"
 #include "cli/flag_checks.h"
 #include "cli/html_report.h"
 #include "cli/output_flags.h"
@@ -127,7 +127,7 @@ HtmlReportInput html_input(db::Connection& conn, const ReportArgs& a, std::vecto
   in.database = conn.path();
   in.generated_at = utc_now();
   in.reports = std::move(reps);
-  DevicePredictions predictions(conn, a.calibration);
+  db::DevicePredictions predictions = database_key_predictions(a.calibration, conn);
   db::RegressOptions opt;
   opt.device = a.query.device;
   opt.model = a.query.model;

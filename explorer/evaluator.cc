@@ -1,72 +1,15 @@
 #include "explorer/evaluator.h"
 #include "model/design_space.h"
 
-#include <charconv>
-#include <cstdint>
-
 #include "model/builder.h"
+#include "model/layer_fields.h"
 #include "support/error.h"
 
 namespace layoutx::explorer {
 
-namespace {
-// Appends x and '/': integers in decimal, reals in their shortest form that reads back exactly
-// (so two different values never share a key). std::to_chars: no locale, no allocation.
-template <typename T>
-void put(std::string& k, T x) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, x);
-  k.append(buf, r.ptr);
-  k += '/';
-}
-
-void put(std::string& k, const char* text) {
-  k += text;
-  k += '/';
-}
-
-// What a family's layer adds to the shape (nothing for Spark2_5's structure and unscaled RoPE).
-void put_family(std::string& k, const model::LayerSpec& l) {
-  const model::LayerStructure& s = l.structure;
-  if (!(s == model::LayerStructure{})) {
-    k += 'S';
-    put(k, model::to_string(s.norm));
-    for (bool b : {s.sandwich_norms, s.qk_norm, s.parallel_block, s.qkv_fused, s.qkv_bias}) k += b ? '1' : '0';
-    k += '/';
-    put(k, s.query_scale);
-    put(k, s.attn_softcap);
-  }
-  if (l.rope.scaling != model::RopeScaling::kNone) {
-    k += 'R';
-    put(k, model::to_string(l.rope.scaling));
-    put(k, l.rope.factor);
-    put(k, l.rope.low_freq_factor);
-    put(k, l.rope.high_freq_factor);
-    put(k, l.rope.original_context);
-  }
-}
-}  // namespace
-
-// A field added to these structs must be added to the key (else two different graphs share a
-// cached evaluation, silently): the sizes below fail the build until the key is looked at.
-static_assert(sizeof(model::LayerSpec) == 136, "LayerSpec changed: add the new field to Evaluator::shape_key");
-static_assert(sizeof(model::RopeSpec) == 48, "RopeSpec changed: add the new field to Evaluator::shape_key");
-static_assert(sizeof(model::LayerStructure) == 32, "LayerStructure changed: add the new field to put_family");
-
-std::string Evaluator::shape_key(const model::LayerSpec& l) {
-  std::string k;
-  k.reserve(128);
-  put(k, model::to_string(l.type));
-  for (int64_t x : {int64_t(l.window), int64_t(l.cache_entries), int64_t(l.hidden), int64_t(l.intermediate), int64_t(l.heads),
-                    int64_t(l.kv_heads), int64_t(l.head_dim), int64_t(l.rope.rotary_dims)})
-    put(k, x);
-  put(k, l.rope.theta);
-  put(k, model::to_string(l.activation));
-  put(k, int(l.head_gate));
-  put(k, l.rms_eps);
-  put_family(k, l);
-  return k;
-}
+// The graph depends on the context only through cache_entries (model::built_layer sets it for a
+// full-length sliding cache), so a sliding layer's evaluation is shared by every context.
+std::string Evaluator::shape_key(const model::LayerSpec& l) { return model::layer_key(l, {"context"}); }
 
 std::string Evaluator::graph_key(const model::LayerSpec& layer, const model::Variant& v) {
   return shape_key(model::built_layer(layer, v)) + '|' + v.key();

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "model/builder.h"
+#include "model/layer_fields.h"
 #include "model/numerics/checkpoints.h"
 #include "model/numerics/prepared_weights.h"
 #include "model/numerics/reference.h"
@@ -157,14 +158,8 @@ std::string weights_key(const LayerSpec& L, uint64_t seed) {
   return os.str();
 }
 
-std::string layer_key(const LayerSpec& L, int steps, uint64_t seed) {
-  std::ostringstream os;
-  os.precision(17);
-  os << int(L.type) << ' ' << L.window << ' ' << L.context << ' ' << L.cache_entries << ' ' << L.hidden << ' '
-     << L.intermediate << ' ' << L.heads << ' ' << L.kv_heads << ' ' << L.head_dim << ' ' << L.rope.theta << ' '
-     << L.rope.rotary_dims << ' ' << L.rms_eps << ' ' << int(L.activation) << ' ' << L.head_gate << ' ' << steps
-     << ' ' << seed;
-  return os.str();
+std::string run_key(const LayerSpec& L, int steps, uint64_t seed) {
+  return model::layer_key(L) + std::to_string(steps) + ' ' + std::to_string(seed);
 }
 
 // The few most recently used values by key (a proxy layer's weight set is ~16 MB, plus ~8 MB
@@ -195,7 +190,7 @@ std::shared_ptr<const ReferenceRun> reference_run(const LayerSpec& layer, int st
   static Recent<WeightSet> weight_sets(2);
   static Recent<ReferenceRun> runs(8);
   std::lock_guard<std::mutex> lock(mu);
-  return runs.get(layer_key(layer, steps, seed), [&] {
+  return runs.get(run_key(layer, steps, seed), [&] {
     auto run = std::make_shared<ReferenceRun>();
     run->weights = weight_sets.get(weights_key(layer, seed),
                                    [&] { return std::make_shared<const WeightSet>(seeded_weights(layer, seed)); });

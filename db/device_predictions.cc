@@ -1,24 +1,23 @@
-#include "model/design_space.h"
-#include "cli/device_predictions.h"
+#include "db/device_predictions.h"
 
 #include <algorithm>
 
-#include "cli/calibration_source.h"
 #include "costmodel/device_spec.h"
 #include "model/builder.h"
+#include "model/design_space.h"
 #include "model/model_loader.h"
 #include "support/error.h"
 
-namespace layoutx::cli {
+namespace layoutx::db {
 
 costmodel::Predictor* DevicePredictions::load(const std::string& device) {
   auto it = predictors_.find(device);
   if (it != predictors_.end()) return it->second.get();
-  LoadedPredictor p;
+  LoadedDevicePredictor p;
   try {
-    p = load_predictor(device, calibration_file_, &conn_, false);
+    p = loader_(device);
   } catch (const Error& e) {
-    if (!calibration_file_.empty()) throw;
+    if (loader_errors_are_fatal_) throw;
     p.source = std::string("no predictor: ") + e.what();
     // A device with a spec but no calibration (onnxruntime-cpu before its first calibrate) is
     // compared with its history only; a name with no spec cannot be predicted at all (a typo,
@@ -35,7 +34,7 @@ costmodel::Predictor* DevicePredictions::load(const std::string& device) {
   return predictors_.emplace(device, std::move(p.predictor)).first->second.get();
 }
 
-bool DevicePredictions::predicts(const db::MeasurementKey& k) {
+bool DevicePredictions::predicts(const MeasurementKey& k) {
   auto it = boundaries_.find(k.device);
   if (it == boundaries_.end()) {
     std::optional<std::vector<std::string>> b;
@@ -47,7 +46,7 @@ bool DevicePredictions::predicts(const db::MeasurementKey& k) {
   return std::find(it->second->begin(), it->second->end(), k.boundary) != it->second->end();
 }
 
-std::optional<db::PredictedLatency> DevicePredictions::operator()(const db::MeasurementKey& k) {
+std::optional<PredictedLatency> DevicePredictions::operator()(const MeasurementKey& k) {
   costmodel::Predictor* predictor = load(k.device);
   if (!predictor) {
     auto u = unknown_.find(k.device);
@@ -59,7 +58,7 @@ std::optional<db::PredictedLatency> DevicePredictions::operator()(const db::Meas
   model::LayerSpec layer = m->second.layer(model::parse_layer_type(k.layer_type), k.ctx);
   model::LayerGraph g = model::build_layer_graph(layer, model::parse_variant(k.variant_key, {}, model::AxisScope(m->second)));
   costmodel::Prediction p = predictor->predict(g);
-  return db::PredictedLatency{p.latency_ms, p.low_ms, p.high_ms, p.calibration_id};
+  return PredictedLatency{p.latency_ms, p.low_ms, p.high_ms, p.calibration_id};
 }
 
-}  // namespace layoutx::cli
+}  // namespace layoutx::db
