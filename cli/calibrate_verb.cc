@@ -21,6 +21,7 @@
 #include "costmodel/save_advice.h"
 #include "costmodel/device_spec.h"
 #include "costmodel/freshness.h"
+#include "costmodel/measurement_files.h"
 #include "costmodel/measurements.h"
 #include "db/calibration_records.h"
 #include "costmodel/repeated_timings.h"
@@ -144,160 +145,198 @@ void print_json(const costmodel::FitReport& rep, const costmodel::DeviceSpec& de
   w.end_object();
 }
 
+void add_calibrate_flags(CLI::App& sub, CalibrateArgs& a) {
+  sub.add_option("--data", a.data, "measurement file (repeatable; default: the device's calibration.measurements)");
+  sub.add_option("--device", a.device, "device: a name under configs/devices/ or a device .yaml")->capture_default_str();
+  auto* out = sub.add_option("--out", a.out, "write the calibration to this file")->check(output_file());
+  sub.add_flag("--update-shipped", a.update_shipped,
+               "write the device's own calibration files (calibration.saved and .hypotheses of its spec; git-tracked)")->excludes(out);
+  sub.add_flag("--no-save", a.no_save, "print the fit only (not even into --db)");
+  sub.add_option("--evidence", a.evidence,
+                 "all: also weigh the hypotheses by the public records of configs/public/ and report the joint fit "
+                 "(what is saved keeps the team's weights; the verbs weigh the shipped mixture when they load it)")
+      ->check(CLI::IsMember({"team", "all"}))
+      ->capture_default_str();
+  sub.add_option("--db", a.db, "also fit on the layer timings stored for the device in this existing database "
+                               "(repeats of one graph combined), and store the calibration there");
+}
+
+// Before any work: --update-shipped writes the files the spec names; a renamed copy still naming
+// the original's files must not overwrite that device's calibration.
+void check_update_shipped(const CalibrateArgs& a, const costmodel::DeviceSpec& dev) {
+  if (a.update_shipped && dev.calibration.saved.empty())
+    throw Error("--update-shipped: " + dev.source + " names no calibration file to write (calibration.saved)");
+  if (a.update_shipped && !costmodel::others_saved_fit(dev).empty())
+    throw Error("--update-shipped: " + costmodel::save_advice(dev));
+}
+
+// --data's files, or the device's own calibration.measurements; none is an error without --db.
+std::vector<std::string> data_files(const CalibrateArgs& a, const costmodel::DeviceSpec& dev) {
+  std::vector<std::string> files = a.data;
+  if (files.empty() && !dev.calibration.measurements.empty())
+    files.push_back(costmodel::device_file(dev.calibration.measurements));
+  if (files.empty() && a.db.empty())
+    throw Error("--data: " + dev.source + " names no measurements (calibration.measurements); give --data FILE or --db DB");
+  return files;
+}
+
+// What the fit is made on.
+struct FitInputs {
+  std::vector<std::string> files;  // the data files, then (with --db) the database's path
+  costmodel::MeasurementFiles read;  // the data files' records, bytes and export names
+  std::vector<costmodel::MeasurementRecord> records;  // what is fitted: repeats combined, the database's added
+  std::unique_ptr<db::Connection> conn;  // --db, else null
+};
+
+// The device's timings from the database joined to the files' (a file given here and also
+// ingested counts once; repeats of one graph, in the files or the database, become one timing:
+// their mean; per-op profiles of timed graphs add one op share per cost class and profile).
+// Rows no op of their graph matches (a converter-inserted op, or a profile of another export)
+// still count in their profile's whole; said on stderr with how many, so a wrong graph shows.
+void add_database_timings(FitInputs& in, const std::string& db, const costmodel::DeviceSpec& dev) {
+  in.conn = db::open_existing_database(db);
+  std::vector<std::string> unmatched;
+  in.records = db::with_database_records(*in.conn, dev.name, dev.boundaries, in.files, in.read.records, &unmatched);
+  if (!unmatched.empty())
+    std::cerr << "layoutx: calibrate: " << unmatched.size() << " per-op profile row" << (unmatched.size() == 1 ? "" : "s")
+              << " matched no op of the profiled graph; counted only in the profile's total (first: " << unmatched.front()
+              << ")\n";
+  in.files.push_back(in.conn->path());
+}
+
+// The fit and where it went ("" where it was not saved).
+struct Saved {
+  costmodel::DeviceFit fit;
+  std::optional<costmodel::CalibrationReport> report;  // the hypotheses' report, when the device has hypotheses
+  std::string out;       // the calibration file written
+  std::string hyps_out;  // the kept hypotheses' file written
+  std::string db_saved, db_id;  // the database the verbs' predictor was stored in, and its id
+};
+
+// With --db: stores the predictor the verbs use, with its id, data hash, provenance and LOO
+// error: the kept hypotheses with their weights, or for a device without hypotheses the whole
+// calibration document (DeviceFit::document). predict --db etc. load it back.
+void store_in_database(const FitInputs& in, const costmodel::DeviceSpec& dev, Saved& s) {
+  const costmodel::FitReport& rep = s.fit.single;
+  std::string provenance;
+  for (const auto& f : in.files) provenance += (provenance.empty() ? "" : ", ") + f;
+  provenance = "fitted on " + provenance + " (" + std::to_string(in.records.size()) + " records)";
+  s.db_id = s.fit.predictor->calibration_id();
+  if (s.fit.hypotheses)
+    db::record_calibration(*in.conn, s.db_id, dev.name, s.fit.document(), rep.calibration.data_hash,
+                           provenance + ", " + std::to_string(s.fit.predictor->hypothesis_count()) + " hypotheses kept",
+                           s.report->combined.loo.median_abs);
+  else
+    db::record_calibration(*in.conn, s.db_id, dev.name, s.fit.document(), rep.calibration.data_hash, provenance,
+                           rep.calibration.loo_median);
+  s.db_saved = in.conn->path();
+}
+
+// Fits (files under the config dir are recorded relative to it, so the saved calibration does
+// not name this machine's paths; with hypotheses each is fitted too, and the predictor the verbs
+// use is their mixture, costmodel/device_fit.h), then saves unless --no-save: a file only when
+// asked (the shipped one is git-tracked: a plain calibrate leaves the checkout clean), the
+// hypotheses beside the shipped calibration when that is what is written (--update-shipped,
+// fitted on files alone), and with --db the predictor into the database.
+Saved fit_and_save(const CalibrateArgs& a, const costmodel::DeviceSpec& dev, const FitInputs& in) {
+  std::vector<std::string> provenance;
+  for (const auto& f : in.files) provenance.push_back(shown_path(f));
+  Saved s{costmodel::fit_device(in.records, dev, provenance), std::nullopt, "", "", "", ""};
+  costmodel::FitReport& rep = s.fit.single;
+  if (!in.conn) rep.calibration.source_hash = costmodel::fit_stamp(costmodel::SavedFit::kCalibration, in.read.bytes, dev);  // files alone: checkable by bytes
+  if (!a.no_save && (!a.out.empty() || a.update_shipped)) {
+    s.out = a.update_shipped ? costmodel::device_file(dev.calibration.saved) : a.out;
+    costmodel::save_calibration(rep.calibration, &rep, s.out);
+  }
+  if (s.fit.hypotheses) {
+    s.report = costmodel::calibration_report(*s.fit.hypotheses, in.records, dev, in.read.export_names);
+    if (!a.no_save && a.update_shipped && !in.conn && !dev.calibration.hypotheses.empty()) {
+      s.hyps_out = costmodel::device_file(dev.calibration.hypotheses);
+      s.fit.save_hypotheses(in.read.bytes, dev, s.hyps_out);
+    }
+  }
+  if (in.conn && !a.no_save) store_in_database(in, dev, s);
+  return s;
+}
+
+// --evidence all: the joint fit with the public records, and the team's timings under its weights
+// (explorer/public_joint.h). Reported only: nothing saved changes. Filled in place: the joint
+// fit's records point into `records`.
+struct PublicEvidence {
+  std::optional<costmodel::PublicTimings> records;
+  std::optional<explorer::PublicJoint> joint;
+  std::optional<costmodel::CalibrationReport> report;
+};
+
+void weigh_with_public_records(const costmodel::DeviceSpec& dev, const FitInputs& in, const Saved& s, PublicEvidence& e) {
+  if (!s.fit.hypotheses) throw Error("--evidence all: device " + dev.name + " has no hypotheses to weigh");
+  e.records = costmodel::read_public_timings(costmodel::shipped_public_timings());
+  e.joint = explorer::fit_public_joint(*s.fit.predictor, *e.records, dev.runtime, explorer::public_chip(dev));
+  e.report = costmodel::calibration_report(explorer::with_joint_weights(*s.fit.hypotheses, *e.joint), in.records, dev,
+                                           in.read.export_names);
+}
+
+// The fit, then the hypotheses, interval widths, the hypotheses file and the public evidence
+// where there are any: as one JSON document, or as tables.
+void print_results(bool json, const costmodel::DeviceSpec& dev, const std::vector<costmodel::MeasurementRecord>& records,
+                   const Saved& s, const PublicEvidence& e) {
+  const costmodel::FitReport& rep = s.fit.single;
+  const costmodel::HypothesisSet* hyps = s.fit.hypotheses ? &*s.fit.hypotheses : nullptr;
+  const auto widths = explorer::interval_widths_of_records(*s.fit.predictor, records);
+  if (json) {
+    print_json(rep, dev, s.out, s.db_saved, s.db_id, [&](JsonWriter& w) {
+      if (hyps) write_hypotheses_json(*hyps, *s.report, *s.fit.predictor, w);
+      if (widths) write_interval_widths_json(*widths, w);
+      if (!s.hyps_out.empty()) w.field("hypotheses_written_to", s.hyps_out);
+      if (e.joint) {
+        w.key("public_joint").begin_object();
+        write_team_fit_both_ways(w, s.report->combined, e.report->combined);
+        write_public_joint_json(w, *e.joint, "this fit");
+        w.end_object();
+      }
+    });
+    return;
+  }
+  print_table(rep, dev, s.out, s.db_saved, s.db_id);
+  if (hyps) print_hypotheses(*hyps, *s.report, *s.fit.predictor, std::cout);
+  if (widths) print_interval_widths(*widths, std::cout);
+  if (!s.hyps_out.empty())
+    std::cout << "\nhypotheses: the " << s.fit.predictor->hypothesis_count() << " kept of " << hyps->fits.size()
+              << " written to " << s.hyps_out << "\n";
+  if (e.joint) {
+    print_team_fit_both_ways(s.report->combined, e.report->combined, std::cout);
+    std::cout << "\n";
+    print_public_joint(*e.joint, explorer::public_chip(dev), "this fit", false);
+  }
+}
+
 }  // namespace
 
 void add_calibrate_verb(CLI::App& app) {
   auto args = std::make_shared<CalibrateArgs>();
   auto* sub = app.add_subcommand("calibrate", "fit the cost model to measurements; print the fit and leave-one-out error");
-  sub->add_option("--data", args->data, "measurement file (repeatable; default: the device's calibration.measurements)");
-  sub->add_option("--device", args->device, "device: a name under configs/devices/ or a device .yaml")->capture_default_str();
-  auto* out = sub->add_option("--out", args->out, "write the calibration to this file")->check(output_file());
-  sub->add_flag("--update-shipped", args->update_shipped,
-                "write the device's own calibration files (calibration.saved and .hypotheses of its spec; git-tracked)")->excludes(out);
-  sub->add_flag("--no-save", args->no_save, "print the fit only (not even into --db)");
-  sub->add_option("--evidence", args->evidence,
-                  "all: also weigh the hypotheses by the public records of configs/public/ and report the joint fit "
-                  "(what is saved keeps the team's weights; the verbs weigh the shipped mixture when they load it)")
-      ->check(CLI::IsMember({"team", "all"}))
-      ->capture_default_str();
-  sub->add_option("--db", args->db, "also fit on the layer timings stored for the device in this existing database "
-                                    "(repeats of one graph combined), and store the calibration there");
+  add_calibrate_flags(*sub, *args);
   sub->callback([args, sub] {
     args->json = json_requested(*sub);  // the one --json (cli/json_flag.h)
-    // 1. The device spec (priors) and the measurement records of every data file.
+    // 1. The device spec (priors), --update-shipped's checks before any work, and the records of
+    //    every data file: a file given with --data must be this device's timings.
     costmodel::DeviceSpec dev = costmodel::load_device_named(args->device);
-    // 1a. Before any work: --update-shipped writes the files the spec names; a renamed copy still
-    //     naming the original's files must not overwrite that device's calibration.
-    if (args->update_shipped && dev.calibration.saved.empty())
-      throw Error("--update-shipped: " + dev.source + " names no calibration file to write (calibration.saved)");
-    if (args->update_shipped && !costmodel::others_saved_fit(dev).empty())
-      throw Error("--update-shipped: " + costmodel::save_advice(dev));
-    std::vector<std::string> files = args->data;
-    if (files.empty() && !dev.calibration.measurements.empty())
-      files.push_back(costmodel::device_file(dev.calibration.measurements));
-    if (files.empty() && args->db.empty())
-      throw Error("--data: " + dev.source + " names no measurements (calibration.measurements); give --data FILE or --db DB");
-    std::vector<costmodel::MeasurementRecord> records;
-    std::vector<std::string> bytes;  // each file read once: parsed here, hashed at step 3
-    costmodel::ExportNames export_names;  // the replay's labels, from every file
-    for (const auto& f : files) {
-      bytes.push_back(read_text_file(f));
-      // A file given with --data must be this device's timings; the device's own
-      // calibration.measurements is its by the device file's word (a renamed copy shares it).
-      if (!args->data.empty()) costmodel::check_measurement_device_text(bytes.back(), f, dev.name);
-      auto r = costmodel::load_measurements_text(bytes.back(), f);
-      records.insert(records.end(), r.begin(), r.end());
-      for (const auto& [n, name] : costmodel::load_export_names_text(bytes.back(), f))
-        if (!export_names.emplace(n, name).second && export_names[n] != name)
-          throw Error(f + ": exports: export " + std::to_string(n) + " is named '" + name + "', another file names it '" +
-                      export_names[n] + "'");
-    }
-    // 1b. With --db: the device's timings from the database (a file given here and also ingested counts once).
-    //     Repeats of one graph (in the files or the database) become one timing: their mean.
-    //     Per-op profiles of timed graphs (what `next` proposes as op-level profiles) add one op
-    //     share per cost class and profile.
-    std::unique_ptr<db::Connection> conn;
-    if (!args->db.empty()) {
-      conn = db::open_existing_database(args->db);
-      std::vector<std::string> unmatched;
-      records = db::with_database_records(*conn, dev.name, dev.boundaries, files, records, &unmatched);
-      // Rows no op of their graph matches (a converter-inserted op, or a profile of another
-      // export) still count in their profile's whole; say how many, so a wrong graph shows.
-      if (!unmatched.empty())
-        std::cerr << "layoutx: calibrate: " << unmatched.size() << " per-op profile row" << (unmatched.size() == 1 ? "" : "s")
-                  << " matched no op of the profiled graph; counted only in the profile's total (first: " << unmatched.front()
-                  << ")\n";
-      files.push_back(conn->path());
-    } else {
-      records = costmodel::combine_repeated_timings(records, {});
-    }
+    check_update_shipped(*args, dev);
+    FitInputs in;
+    in.files = data_files(*args, dev);
+    in.read = costmodel::read_measurement_files(in.files, args->data.empty() ? "" : dev.name);
+    // 1b. With --db: the device's timings from the database too; else the files' repeats combined.
+    if (!args->db.empty()) add_database_timings(in, args->db, dev);
+    else in.records = costmodel::combine_repeated_timings(in.read.records, {});
     // 2. Records from several files must still agree on their graphs and ids.
-    costmodel::check_against_graphs(records);
-    // 3. Fit, per-measurement residuals, leave-one-out (files under the config dir are
-    //    recorded relative to it, so the saved calibration does not name this machine's paths).
-    std::vector<std::string> provenance;
-    for (const auto& f : files) provenance.push_back(shown_path(f));
-    //    With hypotheses, each is fitted too, and the predictor the verbs use is their mixture
-    //    (costmodel/device_fit.h).
-    costmodel::DeviceFit fit = costmodel::fit_device(records, dev, provenance);
-    costmodel::FitReport& rep = fit.single;
-    if (!conn) rep.calibration.source_hash = costmodel::fit_stamp(costmodel::SavedFit::kCalibration, bytes, dev);  // files alone: checkable by bytes
-    // 4. Save, unless asked not to.
-    //    A file only when asked: the shipped one is git-tracked (a plain calibrate leaves the checkout clean).
-    std::string out;
-    if (!args->no_save && (!args->out.empty() || args->update_shipped)) {
-      out = args->update_shipped ? costmodel::device_file(dev.calibration.saved) : args->out;
-      costmodel::save_calibration(rep.calibration, &rep, out);
-    }
-    // 4b. The device's competing hypotheses: their report, and saved beside the shipped
-    //     calibration when that is what is written (--update-shipped, fitted on files alone).
-    std::optional<costmodel::CalibrationReport> report;
-    std::string hyps_out;  // where the kept hypotheses were written, if they were
-    if (fit.hypotheses) {
-      report = costmodel::calibration_report(*fit.hypotheses, records, dev, export_names);
-      if (!args->no_save && args->update_shipped && !conn && !dev.calibration.hypotheses.empty()) {
-        hyps_out = costmodel::device_file(dev.calibration.hypotheses);
-        fit.save_hypotheses(bytes, dev, hyps_out);
-      }
-    }
-    // 4c. With --db: store the predictor the verbs use, with its id, data hash, provenance and
-    //     LOO error: the kept hypotheses with their weights, or for a device without hypotheses
-    //     the whole calibration document (DeviceFit::document). predict --db etc. load it back.
-    std::string db_saved, db_id;
-    if (conn && !args->no_save) {
-      std::string provenance;
-      for (const auto& f : files) provenance += (provenance.empty() ? "" : ", ") + f;
-      provenance = "fitted on " + provenance + " (" + std::to_string(records.size()) + " records)";
-      db_id = fit.predictor->calibration_id();
-      if (fit.hypotheses)
-        db::record_calibration(*conn, db_id, dev.name, fit.document(), rep.calibration.data_hash,
-                               provenance + ", " + std::to_string(fit.predictor->hypothesis_count()) + " hypotheses kept",
-                               report->combined.loo.median_abs);
-      else
-        db::record_calibration(*conn, db_id, dev.name, fit.document(), rep.calibration.data_hash, provenance,
-                               rep.calibration.loo_median);
-      db_saved = conn->path();
-    }
-    // 4d. With --evidence all: the joint fit with the public records, and the team's timings under
-    //     its weights (explorer/public_joint.h). Reported only: nothing saved changes.
-    std::optional<costmodel::PublicTimings> public_records;  // the joint fit's records point into it
-    std::optional<explorer::PublicJoint> joint;
-    std::optional<costmodel::CalibrationReport> joint_report;
-    if (args->evidence == "all") {
-      if (!fit.hypotheses) throw Error("--evidence all: device " + dev.name + " has no hypotheses to weigh");
-      public_records = costmodel::read_public_timings(costmodel::shipped_public_timings());
-      joint = explorer::fit_public_joint(*fit.predictor, *public_records, dev.runtime, explorer::public_chip(dev));
-      joint_report = costmodel::calibration_report(explorer::with_joint_weights(*fit.hypotheses, *joint), records, dev,
-                                                   export_names);
-    }
+    costmodel::check_against_graphs(in.records);
+    // 3. Fit, per-measurement residuals, leave-one-out; save unless asked not to.
+    const Saved s = fit_and_save(*args, dev, in);
+    // 4. With --evidence all: the joint fit with the public records (reported only).
+    PublicEvidence evidence;
+    if (args->evidence == "all") weigh_with_public_records(dev, in, s, evidence);
     // 5. Print.
-    const costmodel::HypothesisSet* hyps = fit.hypotheses ? &*fit.hypotheses : nullptr;
-    const auto widths = explorer::interval_widths_of_records(*fit.predictor, records);
-    if (args->json) {
-      print_json(rep, dev, out, db_saved, db_id, [&](JsonWriter& w) {
-        if (hyps) write_hypotheses_json(*hyps, *report, *fit.predictor, w);
-        if (widths) write_interval_widths_json(*widths, w);
-        if (!hyps_out.empty()) w.field("hypotheses_written_to", hyps_out);
-        if (joint) {
-          w.key("public_joint").begin_object();
-          write_team_fit_both_ways(w, report->combined, joint_report->combined);
-          write_public_joint_json(w, *joint, "this fit");
-          w.end_object();
-        }
-      });
-    } else {
-      print_table(rep, dev, out, db_saved, db_id);
-      if (hyps) print_hypotheses(*hyps, *report, *fit.predictor, std::cout);
-      if (widths) print_interval_widths(*widths, std::cout);
-      if (!hyps_out.empty())
-        std::cout << "\nhypotheses: the " << fit.predictor->hypothesis_count() << " kept of " << hyps->fits.size()
-                  << " written to " << hyps_out << "\n";
-      if (joint) {
-        print_team_fit_both_ways(report->combined, joint_report->combined, std::cout);
-        std::cout << "\n";
-        print_public_joint(*joint, explorer::public_chip(dev), "this fit", false);
-      }
-    }
+    print_results(args->json, dev, in.records, s, evidence);
   });
 }
 
