@@ -25,6 +25,83 @@ std::string range(const std::vector<int>& layers) {
                             : std::to_string(layers.front()) + "-" + std::to_string(layers.back());
 }
 
+using PartRecord = explorer::WholeModelRecord::Part;
+
+// The file's parts that hold layers (--part NAME: that one alone). The others, and the embedding
+// and head inside layer parts, go to `not_emitted` (cleared with --part). Throws Error when
+// --part names no part.
+std::vector<const PartRecord*> parts_to_emit(const explorer::LayoutFile& f, const PartsRequest& r,
+                                             std::vector<std::string>& not_emitted) {
+  std::vector<const PartRecord*> records;
+  for (const auto& p : f.whole_model->parts) {
+    if (p.layers.empty())
+      not_emitted.push_back(p.name);
+    else
+      records.push_back(&p);
+    if (!p.layers.empty() && p.embed) not_emitted.push_back("the embedding gather of " + p.name);
+    if (!p.layers.empty() && p.head) not_emitted.push_back("the final norm and LM head of " + p.name);
+  }
+  if (!r.only.empty()) {
+    std::string names;
+    for (const auto* p : records) {
+      names += (names.empty() ? "" : ", ") + emit::part_name(p->layers);
+      if (emit::part_name(p->layers) == r.only) records = {p};
+    }
+    if (records.size() != 1 || emit::part_name(records[0]->layers) != r.only)
+      throw Error("--part " + r.only + ": " + r.layout_file + " has no such part (its parts: " + names + ")");
+    not_emitted.clear();
+  }
+  return records;
+}
+
+// Sizes every part (its graphs without weights) before anything is written: each layer within
+// the tensor budget, the bundles within the cap. Weights over the cap name the parts, so that one
+// can be emitted at a time.
+void check_part_sizes(const std::vector<const PartRecord*>& records, const model::ModelSpec& m, int context,
+                      const explorer::ModelLayout& layout, const PartsRequest& r) {
+  std::vector<emit::BundleSize> sizes;
+  for (const auto* p : records) {
+    const emit::Part shape = emit::model_part(m, context, p->layers, layout.layers, nullptr);
+    for (const auto& l : shape.layers) model::check_tensor_budget(l.graph->layer, "emit --parts");
+    sizes.push_back(emit::part_bundle_size(shape, r.calibration));
+  }
+  int64_t float_weights = 0;
+  size_t largest = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    float_weights += sizes[i].onnx;
+    if (sizes[i].onnx > sizes[largest].onnx) largest = i;
+  }
+  if (sizes.size() > 1 && float_weights > emit::kMaxBundleBytes)
+    throw Error(r.layout_file + ": its parts' float32 weights take " + fmt(static_cast<double>(float_weights) / 1e9, 2) +
+                " GB, above emit's cap of " + fmt(static_cast<double>(emit::kMaxBundleBytes) / 1e9, 2) +
+                " GB (README, \"Limits\"): emit one part at a time with --part NAME (the largest, " +
+                emit::part_name(records[largest]->layers) + ", takes " +
+                fmt(static_cast<double>(sizes[largest].onnx) / 1e9, 2) + " GB)");
+  emit::check_bundle_sizes(sizes, "--calibration-samples");
+}
+
+// Writes one built part's bundle in root/<part name>/ and, with r.validate, runs it in ONNX
+// Runtime against the executor (in a scratch folder removed afterwards).
+EmittedPart write_part(const emit::Part& part, const PartRecord& p, int context, const PartsRequest& r,
+                       const emit::BundleOptions& opt, const fs::path& root) {
+  EmittedPart e;
+  e.name = part.name;
+  e.layers = p.layers;
+  e.ctx = context;
+  e.predicted_ms = p.predicted_ms;
+  const std::string hint = "not ingested yet (layoutx ingest takes one layer's profile): compare the part's total with "
+                           "its prediction, " + std::to_string(p.predicted_ms) + " ms an execute (" + r.layout_file + ")";
+  const fs::path dir = root / part.name;
+  e.files = emit::write_part_bundle(part, dir.string(), opt, hint);
+  if (r.validate > 0) {
+    const fs::path scratch = dir / "ort_validation";
+    e.validation = emit::validate_part_in_ort(part, r.validate, r.seed, scratch.string());
+    std::error_code ec;
+    fs::remove_all(scratch, ec);  // a second copy of the model and per-step tensors: not part of the bundle
+  }
+  return e;
+}
+
 }  // namespace
 
 EmittedParts emit_parts(const PartsRequest& r, const emit::BundleOptions& target, const fs::path& root) {
@@ -47,70 +124,17 @@ EmittedParts emit_parts(const PartsRequest& r, const emit::BundleOptions& target
     return WeightsFlags::load(s, L);
   };
   // 1. The parts that hold layers, sized before anything is written.
-  std::vector<const explorer::WholeModelRecord::Part*> records;
-  for (const auto& p : f.whole_model->parts) {
-    if (p.layers.empty())
-      out.not_emitted.push_back(p.name);
-    else
-      records.push_back(&p);
-    if (!p.layers.empty() && p.embed) out.not_emitted.push_back("the embedding gather of " + p.name);
-    if (!p.layers.empty() && p.head) out.not_emitted.push_back("the final norm and LM head of " + p.name);
-  }
-  if (!r.only.empty()) {
-    std::string names;
-    for (const auto* p : records) {
-      names += (names.empty() ? "" : ", ") + emit::part_name(p->layers);
-      if (emit::part_name(p->layers) == r.only) records = {p};
-    }
-    if (records.size() != 1 || emit::part_name(records[0]->layers) != r.only)
-      throw Error("--part " + r.only + ": " + r.layout_file + " has no such part (its parts: " + names + ")");
-    out.not_emitted.clear();
-  }
-  std::vector<emit::BundleSize> sizes;
-  for (const auto* p : records) {
-    const emit::Part shape = emit::model_part(m, f.context, p->layers, layout.layers, nullptr);
-    for (const auto& l : shape.layers) model::check_tensor_budget(l.graph->layer, "emit --parts");
-    sizes.push_back(emit::part_bundle_size(shape, r.calibration));
-  }
-  // Weights over the cap: name the parts, so that one can be emitted at a time.
-  int64_t float_weights = 0;
-  size_t largest = 0;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    float_weights += sizes[i].onnx;
-    if (sizes[i].onnx > sizes[largest].onnx) largest = i;
-  }
-  if (sizes.size() > 1 && float_weights > emit::kMaxBundleBytes)
-    throw Error(r.layout_file + ": its parts' float32 weights take " + fmt(static_cast<double>(float_weights) / 1e9, 2) +
-                " GB, above emit's cap of " + fmt(static_cast<double>(emit::kMaxBundleBytes) / 1e9, 2) +
-                " GB (README, \"Limits\"): emit one part at a time with --part NAME (the largest, " +
-                emit::part_name(records[largest]->layers) + ", takes " +
-                fmt(static_cast<double>(sizes[largest].onnx) / 1e9, 2) + " GB)");
-  emit::check_bundle_sizes(sizes, "--calibration-samples");
+  const std::vector<const PartRecord*> records = parts_to_emit(f, r, out.not_emitted);
+  check_part_sizes(records, m, f.context, layout, r);
   // 2. Each part built with its weights, written, optionally validated, then dropped.
-  for (const auto* p : records) {
-    const emit::Part part = emit::model_part(m, f.context, p->layers, layout.layers, weights);
-    EmittedPart e;
-    e.name = part.name;
-    e.layers = p->layers;
-    e.ctx = f.context;
-    e.predicted_ms = p->predicted_ms;
-    emit::BundleOptions opt = target;
-    opt.model_name = m.name;
-    opt.weights_description = out.weights_description;
-    opt.seed = r.seed;
-    opt.calibration_samples = r.calibration;
-    const std::string hint = "not ingested yet (layoutx ingest takes one layer's profile): compare the part's total with "
-                             "its prediction, " + std::to_string(p->predicted_ms) + " ms an execute (" + r.layout_file + ")";
-    const fs::path dir = root / part.name;
-    e.files = emit::write_part_bundle(part, dir.string(), opt, hint);
-    if (r.validate > 0) {
-      const fs::path scratch = dir / "ort_validation";
-      e.validation = emit::validate_part_in_ort(part, r.validate, r.seed, scratch.string());
-      std::error_code ec;
-      fs::remove_all(scratch, ec);  // a second copy of the model and per-step tensors: not part of the bundle
-    }
-    out.parts.push_back(std::move(e));
-  }
+  emit::BundleOptions opt = target;
+  opt.model_name = m.name;
+  opt.weights_description = out.weights_description;
+  opt.seed = r.seed;
+  opt.calibration_samples = r.calibration;
+  for (const auto* p : records)
+    out.parts.push_back(write_part(emit::model_part(m, f.context, p->layers, layout.layers, weights), *p, f.context, r,
+                                   opt, root));
   return out;
 }
 

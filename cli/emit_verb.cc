@@ -265,44 +265,94 @@ void sweep(const EmitArgs& a, const fs::path& scratch_root) {
               << worst->v.key() << ")\n";
 }
 
+// The flags; --layer, --ctx, --layout etc. from LayerOptions.
+void add_emit_flags(CLI::App& sub, EmitArgs& a) {
+  a.layer.add_to(sub, model::limits::kMaxTensorContext);  // emit writes the tensors
+  sub.add_option("--out", a.out, "output folder (a new or empty one; written whole, or not at all)")
+      ->required()
+      ->check(output_folder());
+  add_force_flag(sub, a.force, "--out");
+  sub.add_option("--select", a.select, "a layout file (layoutx select): emit every layer type's chosen variant");
+  sub.add_option("--device", a.device, "the bundle's target: a device name under configs/devices/ or a device .yaml")
+      ->capture_default_str();
+  add_seed_option(sub, a.seed, "the generated weights and calibration inputs");
+  a.weights.add_to(sub);
+  sub.add_option("--calibration-samples", a.calibration, "decode steps saved as calibration inputs")
+      ->capture_default_str()
+      ->check(integer_in(1, 4096));
+  sub.add_option("--validate", a.validate, "run N steps in ONNX Runtime and compare with the executor")
+      ->check(integer_in(0, 100000));
+  sub.add_flag("--parts", a.parts,
+               "with --select of a whole-model layout (propose --out): each part's layers as one graph, a bundle "
+               "each");
+  sub.add_option("--part", a.part, "with --parts: that part alone (layers_<first>_<last>, as --parts names them)");
+  sub.add_flag("--sweep", a.sweep,
+               "validate every meaningful variant of the layer type (at --precision) in ONNX Runtime; no bundles");
+}
+
+// Flags that need another, or that --parts makes meaningless, refused before any work.
+void check_flag_combinations(const EmitArgs& a, const CLI::App& sub) {
+  a.weights.check();
+  if (!a.part.empty() && !a.parts) throw Error("--part " + a.part + ": needs --parts");
+  if (!a.parts) return;
+  if (a.select.empty()) throw Error("--parts: give the whole-model layout with --select FILE (propose --out writes one)");
+  for (const char* flag : {"--layer", "--layer-index", "--sweep", "--ctx", "--layout", "--set", "--precision"})
+    if (sub.count(flag) > 0)
+      throw Error(std::string("--parts: ") + flag + " does not apply: the layout file gives every part's layers, "
+                  "their layouts and the context");
+}
+
+// --parts: each part of the --select file as one graph with its bundle (cli/emit_parts.h), published, printed.
+void emit_and_print_parts(const EmitArgs& a, const emit::BundleOptions& target, StagedFolder& folder) {
+  PartsRequest r{a.select, model::load_model(a.layer.model), &a.weights, a.seed, a.calibration, a.validate, a.part};
+  EmittedParts e = emit_parts(r, target, folder.path());
+  folder.publish();
+  for (auto& p : e.parts) rebase(p.files, folder.path(), a.out);
+  print_parts(e, a.json);
+}
+
+// Writes each job's bundle (sizes checked against the cap first) and, with --validate, runs it in
+// ONNX Runtime over a history against the executor.
+std::vector<Emitted> emit_jobs(const EmitArgs& a, const std::vector<Job>& jobs, const emit::BundleOptions& target) {
+  // 1. What they take on disk: above the cap (emit/bundle.h) refused before anything is written.
+  std::vector<emit::BundleSize> sizes;
+  for (const auto& job : jobs)
+    sizes.push_back(emit::bundle_size(model::build_layer_graph(job.layer, job.variant), a.calibration));
+  emit::check_bundle_sizes(sizes, "--calibration-samples");
+  std::vector<Emitted> done;
+  for (const auto& job : jobs) {
+    Emitted e{job, {}, {}, std::nullopt};
+    // 2. Build the graph and get its weights.
+    auto g = model::build_layer_graph(job.layer, job.variant);
+    auto w = load_weights(a, job, e.weights_description);
+    // 3. Write the ONNX (checker + shape inference) and the bundle.
+    emit::BundleOptions opt = target;
+    opt.model_name = job.model.name;
+    opt.weights_description = e.weights_description;
+    opt.seed = a.seed;
+    opt.calibration_samples = a.calibration;
+    e.files = emit::write_bundle(g, w, job.dir, opt);
+    // 4. Optionally run it in ONNX Runtime over a history and compare with the executor.
+    if (a.validate > 0) {
+      const auto scratch = fs::path(job.dir) / "ort_validation";
+      e.validation = emit::validate_in_ort(g, w, a.validate, a.seed, scratch.string());
+      std::error_code ec;
+      fs::remove_all(scratch, ec);  // a second copy of the model and per-step tensors: not part of the bundle
+    }
+    done.push_back(std::move(e));
+  }
+  return done;
+}
+
 }  // namespace
 
 void add_emit_verb(CLI::App& app) {
   auto a = std::make_shared<EmitArgs>();
   auto* sub = app.add_subcommand("emit", "write the ONNX of a layer variant and its device job bundle");
-  a->layer.add_to(*sub, model::limits::kMaxTensorContext);  // emit writes the tensors
-  sub->add_option("--out", a->out, "output folder (a new or empty one; written whole, or not at all)")
-      ->required()
-      ->check(output_folder());
-  add_force_flag(*sub, a->force, "--out");
-  sub->add_option("--select", a->select, "a layout file (layoutx select): emit every layer type's chosen variant");
-  sub->add_option("--device", a->device, "the bundle's target: a device name under configs/devices/ or a device .yaml")
-      ->capture_default_str();
-  add_seed_option(*sub, a->seed, "the generated weights and calibration inputs");
-  a->weights.add_to(*sub);
-  sub->add_option("--calibration-samples", a->calibration, "decode steps saved as calibration inputs")
-      ->capture_default_str()
-      ->check(integer_in(1, 4096));
-  sub->add_option("--validate", a->validate, "run N steps in ONNX Runtime and compare with the executor")
-      ->check(integer_in(0, 100000));
-  sub->add_flag("--parts", a->parts,
-                "with --select of a whole-model layout (propose --out): each part's layers as one graph, a bundle "
-                "each");
-  sub->add_option("--part", a->part, "with --parts: that part alone (layers_<first>_<last>, as --parts names them)");
-  sub->add_flag("--sweep", a->sweep,
-                "validate every meaningful variant of the layer type (at --precision) in ONNX Runtime; no bundles");
+  add_emit_flags(*sub, *a);
   sub->callback([a, sub] {
     a->json = json_requested(*sub);  // the one --json (cli/json_flag.h)
-    a->weights.check();  // flags that need another, before any work
-    if (!a->part.empty() && !a->parts) throw Error("--part " + a->part + ": needs --parts");
-    if (a->parts) {
-      if (a->select.empty())
-        throw Error("--parts: give the whole-model layout with --select FILE (propose --out writes one)");
-      for (const char* flag : {"--layer", "--layer-index", "--sweep", "--ctx", "--layout", "--set", "--precision"})
-        if (sub->count(flag) > 0)
-          throw Error(std::string("--parts: ") + flag + " does not apply: the layout file gives every part's layers, "
-                      "their layouts and the context");
-    }
+    check_flag_combinations(*a, *sub);  // before any work
     // Before any work: the folder is staged beside --out and renamed into place when complete.
     // --sweep keeps nothing: its staging folder is scratch, never published.
     StagedFolder folder(a->out, a->force || a->sweep, "--out");
@@ -313,47 +363,17 @@ void add_emit_verb(CLI::App& app) {
     // 0. The target device (its identity: AI Hub name, HTP arch, VTCM) before any work.
     const emit::BundleOptions target = emit::device_bundle_options(costmodel::load_device_named(a->device));
     if (a->parts) {
-      PartsRequest r{a->select, model::load_model(a->layer.model), &a->weights, a->seed, a->calibration, a->validate,
-                     a->part};
-      EmittedParts e = emit_parts(r, target, folder.path());
-      folder.publish();
-      for (auto& p : e.parts) rebase(p.files, folder.path(), a->out);
-      print_parts(e, a->json);
+      emit_and_print_parts(*a, target, folder);
       return;
     }
-    std::vector<Emitted> done;
     // 1. Which variants: the flags' one, or each layer type's default in the layout file.
     const std::vector<Job> jobs = jobs_of(*a, folder.path());
-    // 1b. What they take on disk: above the cap (emit/bundle.h) refused before anything is written.
-    std::vector<emit::BundleSize> sizes;
-    for (const auto& job : jobs)
-      sizes.push_back(emit::bundle_size(model::build_layer_graph(job.layer, job.variant), a->calibration));
-    emit::check_bundle_sizes(sizes, "--calibration-samples");
-    for (const auto& job : jobs) {
-      Emitted e{job, {}, {}, std::nullopt};
-      // 2. Build the graph and get its weights.
-      auto g = model::build_layer_graph(job.layer, job.variant);
-      auto w = load_weights(*a, job, e.weights_description);
-      // 3. Write the ONNX (checker + shape inference) and the bundle.
-      emit::BundleOptions opt = target;
-      opt.model_name = job.model.name;
-      opt.weights_description = e.weights_description;
-      opt.seed = a->seed;
-      opt.calibration_samples = a->calibration;
-      e.files = emit::write_bundle(g, w, job.dir, opt);
-      // 4. Optionally run it in ONNX Runtime over a history and compare with the executor.
-      if (a->validate > 0) {
-        const auto scratch = fs::path(job.dir) / "ort_validation";
-        e.validation = emit::validate_in_ort(g, w, a->validate, a->seed, scratch.string());
-        std::error_code ec;
-        fs::remove_all(scratch, ec);  // a second copy of the model and per-step tensors: not part of the bundle
-      }
-      done.push_back(std::move(e));
-    }
-    // 5. Publish the folder whole, and name its files where they now are.
+    // 2. Their bundles, written (and validated) in the staging folder.
+    std::vector<Emitted> done = emit_jobs(*a, jobs, target);
+    // 3. Publish the folder whole, and name its files where they now are.
     folder.publish();
     for (auto& e : done) rebase(e.files, folder.path(), a->out);
-    // 6. Print.
+    // 4. Print.
     print(done, a->json);
   });
 }

@@ -231,9 +231,8 @@ std::string decisions_chart(const std::vector<ReportDecision>& ds) {
   return c.svg();
 }
 
-}  // namespace
-
-std::string render_html_report(const HtmlReportInput& in) {
+// The page's head and style, and the calibrations its predictions come from.
+std::string page_head(const HtmlReportInput& in) {
   std::string h =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>layoutx report</title>\n"
       "<style>body{font-family:sans-serif;margin:24px;max-width:1400px}svg.plot{background:#fff;border:1px solid #ddd;"
@@ -245,10 +244,26 @@ std::string render_html_report(const HtmlReportInput& in) {
     h += "<li>" + html_escape(device) + ": " +
          html_escape(src.first.empty() ? src.second : "calibration " + src.first + " (" + src.second + ")") + "</li>\n";
   h += "</ul>\n";
-  // 1. Measured vs predicted.
+  return h;
+}
+
+// One row of the history section's table: a key's latest measurement against its prediction.
+std::string history_row(const db::RegressRow& r) {
+  return "<tr><td>" + html_escape(key_title(r.key)) + "</td><td>" + std::to_string(r.history_ms.size()) + "</td><td>" +
+         fixed(r.latest_ms, 3) + "</td><td>" +
+         (r.predicted ? fixed(r.predicted->ms, 3) + " [" + fixed(r.predicted->low_ms, 3) + ", " +
+                            fixed(r.predicted->high_ms, 3) + "]"
+                      : "-") +
+         "</td><td>" + html_escape(r.prediction_status) + "</td><td" + (r.regression || r.prediction_failed ? " class=\"reg\">" : ">") +
+         db::verdict(r) +
+         "</td></tr>\n";
+}
+
+// 1. Measured vs predicted: a chart per key (capped), then a table row per key (capped).
+std::string history_section(const HtmlReportInput& in) {
   int regressions = 0;
   for (const auto& r : in.regress.rows) regressions += r.regression;
-  h += "<section id=\"history\"><h2>Measured vs predicted, per variant over time</h2>\n<p>" +
+  std::string h = "<section id=\"history\"><h2>Measured vs predicted, per variant over time</h2>\n<p>" +
        std::to_string(in.regress.rows.size()) + " keys, " + std::to_string(regressions) +
        " regressed (slower than the previous measurement by more than " + fixed(100 * in.tolerance, 1) +
        "%, or the latest above the prediction interval).</p>\n<div class=\"grid\">\n";
@@ -262,24 +277,18 @@ std::string render_html_report(const HtmlReportInput& in) {
   h += "<table><tr><th>key</th><th>n</th><th>latest ms</th><th>predicted ms [interval]</th><th>vs prediction</th>"
        "<th>verdict</th></tr>\n";
   const auto listed = first_keys(in.regress.rows, kMaxTableRows);
-  for (const db::RegressRow* row : listed) {
-    const auto& r = *row;
-    h += "<tr><td>" + html_escape(key_title(r.key)) + "</td><td>" + std::to_string(r.history_ms.size()) + "</td><td>" +
-         fixed(r.latest_ms, 3) + "</td><td>" +
-         (r.predicted ? fixed(r.predicted->ms, 3) + " [" + fixed(r.predicted->low_ms, 3) + ", " +
-                            fixed(r.predicted->high_ms, 3) + "]"
-                      : "-") +
-         "</td><td>" + html_escape(r.prediction_status) + "</td><td" + (r.regression || r.prediction_failed ? " class=\"reg\">" : ">") +
-         db::verdict(r) +
-         "</td></tr>\n";
-  }
+  for (const db::RegressRow* row : listed) h += history_row(*row);
   h += "</table>\n";
   if (listed.size() < in.regress.rows.size())
     h += "<p class=\"capped\">" + std::to_string(listed.size()) + " of " + std::to_string(in.regress.rows.size()) +
          " keys listed (regressed ones first; at most " + std::to_string(kMaxTableRows) + ").</p>\n";
   h += "</section>\n";
-  // 2. Calibration error over time.
-  h += "<section id=\"calibration\"><h2>Calibration error over time</h2>\n";
+  return h;
+}
+
+// 2. Calibration error over time, per (device, model).
+std::string calibration_section(const HtmlReportInput& in) {
+  std::string h = "<section id=\"calibration\"><h2>Calibration error over time</h2>\n";
   for (size_t i = 0; i < in.reports.size(); ++i) {
     if (in.reports[i].calibration.empty())
       h += "<p>" + html_escape(in.reports[i].device + " / " + in.reports[i].model) +
@@ -288,8 +297,12 @@ std::string render_html_report(const HtmlReportInput& in) {
       h += calibration_chart(in.reports[i], i);
   }
   h += "</section>\n";
-  // 3. Coverage.
-  h += "<section id=\"coverage\"><h2>Design-space coverage</h2>\n";
+  return h;
+}
+
+// 3. Design-space coverage, per (device, model): what was measured and the preset cells never measured.
+std::string coverage_section(const HtmlReportInput& in) {
+  std::string h = "<section id=\"coverage\"><h2>Design-space coverage</h2>\n";
   for (size_t i = 0; i < in.reports.size(); ++i) {
     const auto& r = in.reports[i];
     h += "<p>" + html_escape(r.device + " / " + r.model) + ": " + std::to_string(r.space_measured) + " of " +
@@ -300,8 +313,12 @@ std::string render_html_report(const HtmlReportInput& in) {
     h += "</p>\n" + coverage_chart(r, i);
   }
   h += "</section>\n";
-  // 4. Decisions.
-  h += "<section id=\"decisions\"><h2>Latest decisions</h2>\n<p>What <code>layoutx select --no-fidelity</code> "
+  return h;
+}
+
+// 4. The latest decisions: their chart and table, or why there are none.
+std::string decisions_section(const HtmlReportInput& in) {
+  std::string h = "<section id=\"decisions\"><h2>Latest decisions</h2>\n<p>What <code>layoutx select --no-fidelity</code> "
        "chooses now with the calibrations above, per layer type, and its margin over the runner-up.</p>\n";
   if (in.decisions.empty()) {
     h += "<p>No decisions: no device in the database has a calibrated cost model.</p>\n";
@@ -317,8 +334,15 @@ std::string render_html_report(const HtmlReportInput& in) {
            html_escape(d.calibration_id) + "</td></tr>\n";
     h += "</table>\n";
   }
-  h += "</section>\n</body></html>\n";
+  h += "</section>\n";
   return h;
+}
+
+}  // namespace
+
+std::string render_html_report(const HtmlReportInput& in) {
+  return page_head(in) + history_section(in) + calibration_section(in) + coverage_section(in) + decisions_section(in) +
+         "</body></html>\n";
 }
 
 std::string write_html_report(const std::string& dir, const HtmlReportInput& in) {

@@ -147,34 +147,37 @@ void print_hypotheses(const costmodel::HypothesisSet& set, const costmodel::Cali
   p.print(out);
 }
 
-void write_hypotheses_json(const costmodel::HypothesisSet& set, const costmodel::CalibrationReport& rep,
-                           const costmodel::Predictor& pr, JsonWriter& w) {
-  auto summary = [&](const char* key, const costmodel::HeldOutSummary& s) {
-    w.key(key).begin_object();
-    w.field("median_abs_rel_error", s.median_abs);
-    w.field("max_abs_rel_error", s.max_abs);
-    w.field("kendall_tau", s.kendall_tau);
-    w.field("covered_90", s.covered);
-    w.field("count", s.count);
-    w.field("median_rel_half_width", s.median_half_width);
-    w.end_object();
-  };
-  auto report = [&](const costmodel::HypothesisReport& r) {
-    w.field("weight", r.weight);
-    w.field("elpd", r.elpd);
-    w.field("max_abs_residual_sd", r.max_abs_resid_sd);
-    summary("loo", r.loo);
-    summary("group_loo", r.group_loo);
-  };
-  w.key("hypotheses").begin_object();
-  w.field("method", set.method);
+namespace {
+
+void write_held_out_summary(JsonWriter& w, const char* key, const costmodel::HeldOutSummary& s) {
+  w.key(key).begin_object();
+  w.field("median_abs_rel_error", s.median_abs);
+  w.field("max_abs_rel_error", s.max_abs);
+  w.field("kendall_tau", s.kendall_tau);
+  w.field("covered_90", s.covered);
+  w.field("count", s.count);
+  w.field("median_rel_half_width", s.median_half_width);
+  w.end_object();
+}
+
+// A hypothesis's (or the mixture's) weight, evidence and held-out errors, as fields of the open object.
+void write_hypothesis_report(JsonWriter& w, const costmodel::HypothesisReport& r) {
+  w.field("weight", r.weight);
+  w.field("elpd", r.elpd);
+  w.field("max_abs_residual_sd", r.max_abs_resid_sd);
+  write_held_out_summary(w, "loo", r.loo);
+  write_held_out_summary(w, "group_loo", r.group_loo);
+}
+
+// "each": every hypothesis with its claim, report and fitted coefficients.
+void write_each_hypothesis(JsonWriter& w, const costmodel::HypothesisSet& set, const costmodel::CalibrationReport& rep) {
   w.key("each").begin_array();
   for (size_t h = 0; h < set.fits.size(); ++h) {
     const auto& f = set.fits[h];
     w.begin_object();
     w.field("name", f.spec.name);
     w.field("claim", f.spec.claim);
-    report(rep.hypotheses[h]);
+    write_hypothesis_report(w, rep.hypotheses[h]);
     w.key("coefficients").begin_array();
     for (size_t i = 0; i < f.device.coefficients.size(); ++i) {
       const auto& s = f.device.coefficients[i];
@@ -191,8 +194,12 @@ void write_hypotheses_json(const costmodel::HypothesisSet& set, const costmodel:
     w.end_object();
   }
   w.end_array();
+}
+
+// "combined": the mixture's report and each timing's held-out predictions.
+void write_combined(JsonWriter& w, const costmodel::CalibrationReport& rep) {
   w.key("combined").begin_object();
-  report(rep.combined);
+  write_hypothesis_report(w, rep.combined);
   w.key("held_out").begin_array();
   for (size_t i = 0; i < rep.ids.size(); ++i) {
     w.begin_object();
@@ -206,8 +213,11 @@ void write_hypotheses_json(const costmodel::HypothesisSet& set, const costmodel:
   }
   w.end_array();
   w.end_object();
-  // Every step's predictions and differences, in step order (each predicted from the exports
-  // before its own).
+}
+
+// "replay": every step's predictions and differences, in step order (each predicted from the
+// exports before its own), and their coverage.
+void write_replay(JsonWriter& w, const costmodel::CalibrationReport& rep) {
   w.key("replay").begin_object();
   w.key("predictions").begin_array();
   for (const auto& replay : rep.replays)
@@ -242,7 +252,10 @@ void write_hypotheses_json(const costmodel::HypothesisSet& set, const costmodel:
   w.field("median_abs_error", cov.median_abs_error);
   w.field("differences_with_measured_sign", cov.signs_right);
   w.end_object();
-  // The device's probes, if it lists any (none: no "probes" key).
+}
+
+// "probes": the device's probes, if it lists any (none: no "probes" key).
+void write_probes(JsonWriter& w, const costmodel::HypothesisSet& set, const costmodel::Predictor& pr) {
   const std::vector<costmodel::ProbeFigures> figs = costmodel::probe_figures(set, pr);
   if (!figs.empty()) w.key("probes").begin_array();
   for (const costmodel::ProbeFigures& f : figs) {
@@ -264,6 +277,18 @@ void write_hypotheses_json(const costmodel::HypothesisSet& set, const costmodel:
     w.end_object();
   }
   if (!figs.empty()) w.end_array();
+}
+
+}  // namespace
+
+void write_hypotheses_json(const costmodel::HypothesisSet& set, const costmodel::CalibrationReport& rep,
+                           const costmodel::Predictor& pr, JsonWriter& w) {
+  w.key("hypotheses").begin_object();
+  w.field("method", set.method);
+  write_each_hypothesis(w, set, rep);
+  write_combined(w, rep);
+  write_replay(w, rep);
+  write_probes(w, set, pr);
   w.end_object();
 }
 

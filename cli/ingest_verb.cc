@@ -47,6 +47,97 @@ void no_spec_warning(db::IngestResult& r) {
                        r.device + ".yaml exists");
 }
 
+// What the command line says about the files. A device spec file stands for its name (any id is
+// allowed: a database may hold devices layoutx has no spec of).
+db::IngestContext context_of(const IngestArgs& args) {
+  db::IngestContext ctx = args.context;
+  const std::string yaml = ".yaml";
+  if (ctx.device.size() > yaml.size() && ctx.device.compare(ctx.device.size() - yaml.size(), yaml.size(), yaml) == 0)
+    ctx.device = costmodel::load_device(ctx.device).name;
+  if (args.ctx > 0) ctx.ctx = args.ctx;
+  if (args.format != "auto") ctx.format = db::parse_format(args.format);
+  return ctx;
+}
+
+// What went in (or was skipped) and what was rejected, and the database they went into.
+struct Ingested {
+  std::vector<db::IngestResult> done;
+  ErrorList rejected;
+  std::string target;                    // --db, or the default database
+  std::unique_ptr<db::Connection> conn;  // null: a SQLite file this run created was removed (nothing went in)
+};
+
+// Opens (creates, migrates) the database and ingests each file in its own transaction; a bad file
+// is recorded and the others go on. A SQLite file this run creates is removed again when no file
+// goes in (a typo in a file name must not leave an empty database behind).
+Ingested ingest_files(const IngestArgs& args, const db::IngestContext& ctx) {
+  const std::string target = args.db.empty() ? db::default_db_path() : args.db;
+  const bool created = !db::is_postgres_target(target) && !std::filesystem::exists(target);
+  Ingested r;
+  r.target = target;
+  r.conn = db::open_database(args.db);
+  for (const auto& f : args.files) {
+    try {
+      r.done.push_back(db::ingest_file(*r.conn, f, ctx));
+      no_spec_warning(r.done.back());
+    } catch (const Error& e) {
+      r.rejected.add(e.what());
+    }
+  }
+  if (created && r.done.empty()) {
+    r.conn.reset();
+    std::error_code ec;
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(target + suffix, ec);
+  }
+  return r;
+}
+
+void print_json(const Ingested& in) {
+  JsonWriter w(std::cout);
+  w.begin_object();
+  w.field("database", in.conn ? in.conn->path() : in.target);
+  w.key("files").begin_array();
+  for (const auto& r : in.done) {
+    w.begin_object();
+    w.field("path", r.path);
+    w.field("sha256", r.hash);
+    w.field("format", db::to_string(r.format));
+    w.field("boundary", r.boundary);
+    w.field("skipped", r.skipped);
+    w.key("replaced_run");
+    r.replaced_run ? w.value(r.replaced_run) : w.null();
+    w.field("run_id", r.run_id);
+    w.field("layer_measurements", static_cast<int64_t>(r.layers));
+    w.field("op_measurements", static_cast<int64_t>(r.ops));
+    w.field("op_shares", static_cast<int64_t>(r.shares));
+    w.field("compile_outcomes", static_cast<int64_t>(r.compiles));
+    w.field("warnings", r.warnings);
+    w.end_object();
+  }
+  w.end_array();
+  w.field("rejected", in.rejected.messages());
+  w.end_object();
+}
+
+// A line per file (its warnings on stderr), then the database.
+void print_text(const Ingested& in) {
+  for (const auto& r : in.done) {
+    for (const auto& m : r.warnings) std::cerr << "layoutx: warning: " << m << "\n";
+    if (r.skipped) {
+      std::cout << "skipped  " << r.path << ": already ingested as run " << r.run_id << " (same SHA-256 "
+                << r.hash.substr(0, 12) << ")\n";
+      continue;
+    }
+    std::cout << "ingested " << r.path << ": run " << r.run_id << ", " << db::to_string(r.format) << ", boundary "
+              << r.boundary << ", " << r.layers << " layer / " << r.ops << " op measurements";
+    if (r.replaced_run) std::cout << " (replaces run " << r.replaced_run << ")";
+    if (r.shares) std::cout << ", " << r.shares << " op shares";
+    if (r.compiles) std::cout << ", " << r.compiles << " compile outcomes";
+    std::cout << "\n";
+  }
+  std::cout << "database " << (in.conn ? in.conn->path() : in.target + " (not created: nothing went in)") << "\n";
+}
+
 }  // namespace
 
 void add_ingest_verb(CLI::App& app) {
@@ -71,80 +162,14 @@ void add_ingest_verb(CLI::App& app) {
   sub->callback([args, sub] {
     args->json = json_requested(*sub);  // the one --json (cli/json_flag.h)
     // 1. What the command line says about the files.
-    db::IngestContext ctx = args->context;
-    // A device spec file stands for its name (any id is allowed: a database may hold devices
-    // layoutx has no spec of).
-    const std::string yaml = ".yaml";
-    if (ctx.device.size() > yaml.size() && ctx.device.compare(ctx.device.size() - yaml.size(), yaml.size(), yaml) == 0)
-      ctx.device = costmodel::load_device(ctx.device).name;
-    if (args->ctx > 0) ctx.ctx = args->ctx;
-    if (args->format != "auto") ctx.format = db::parse_format(args->format);
-    // 2. Open (create, migrate) the database; a SQLite file this run creates is removed again
-    //    when no file goes in (a typo in a file name must not leave an empty database behind).
-    const std::string target = args->db.empty() ? db::default_db_path() : args->db;
-    const bool created = !db::is_postgres_target(target) && !std::filesystem::exists(target);
-    auto conn = db::open_database(args->db);
-    // 3. Each file in its own transaction; a bad file is reported and the others go on.
-    std::vector<db::IngestResult> done;
-    ErrorList rejected;
-    for (const auto& f : args->files) {
-      try {
-        done.push_back(db::ingest_file(*conn, f, ctx));
-        no_spec_warning(done.back());
-      } catch (const Error& e) {
-        rejected.add(e.what());
-      }
-    }
-    if (created && done.empty()) {
-      conn.reset();
-      std::error_code ec;
-      for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(target + suffix, ec);
-    }
-    // 4. Print what went in and what was skipped.
-    if (args->json) {
-      JsonWriter w(std::cout);
-      w.begin_object();
-      w.field("database", conn ? conn->path() : target);
-      w.key("files").begin_array();
-      for (const auto& r : done) {
-        w.begin_object();
-        w.field("path", r.path);
-        w.field("sha256", r.hash);
-        w.field("format", db::to_string(r.format));
-        w.field("boundary", r.boundary);
-        w.field("skipped", r.skipped);
-        w.key("replaced_run");
-        r.replaced_run ? w.value(r.replaced_run) : w.null();
-        w.field("run_id", r.run_id);
-        w.field("layer_measurements", static_cast<int64_t>(r.layers));
-        w.field("op_measurements", static_cast<int64_t>(r.ops));
-        w.field("op_shares", static_cast<int64_t>(r.shares));
-        w.field("compile_outcomes", static_cast<int64_t>(r.compiles));
-        w.field("warnings", r.warnings);
-        w.end_object();
-      }
-      w.end_array();
-      w.field("rejected", rejected.messages());
-      w.end_object();
-    } else {
-      for (const auto& r : done) {
-        for (const auto& m : r.warnings) std::cerr << "layoutx: warning: " << m << "\n";
-        if (r.skipped) {
-          std::cout << "skipped  " << r.path << ": already ingested as run " << r.run_id << " (same SHA-256 "
-                    << r.hash.substr(0, 12) << ")\n";
-          continue;
-        }
-        std::cout << "ingested " << r.path << ": run " << r.run_id << ", " << db::to_string(r.format) << ", boundary "
-                  << r.boundary << ", " << r.layers << " layer / " << r.ops << " op measurements";
-        if (r.replaced_run) std::cout << " (replaces run " << r.replaced_run << ")";
-        if (r.shares) std::cout << ", " << r.shares << " op shares";
-        if (r.compiles) std::cout << ", " << r.compiles << " compile outcomes";
-        std::cout << "\n";
-      }
-      std::cout << "database " << (conn ? conn->path() : target + " (not created: nothing went in)") << "\n";
-    }
-    // 5. Any rejected file makes the verb fail (exit 2) with every message.
-    rejected.throw_if_any();
+    const db::IngestContext ctx = context_of(*args);
+    // 2. Open the database, each file in its own transaction (a bad file is recorded, the others go on).
+    const Ingested in = ingest_files(*args, ctx);
+    // 3. Print what went in and what was skipped.
+    if (args->json) print_json(in);
+    else print_text(in);
+    // 4. Any rejected file makes the verb fail (exit 2) with every message.
+    in.rejected.throw_if_any();
   });
 }
 

@@ -191,9 +191,9 @@ void print_json(const ProposeArgs& a, const explorer::Proposal& r, const Measure
 
 std::string interval(double lo, double hi, int decimals) { return "[" + fmt(lo, decimals) + ", " + fmt(hi, decimals) + "]"; }
 
-void print_text(const ProposeArgs& a, const explorer::Proposal& r, const Measured& measured, const model::ModelSpec& m,
-                model::Precision p,
-                const costmodel::Predictor& predictor, const Settling& settle) {
+// The heading and the three layouts' steps side by side, with the speed-up.
+void print_steps(const ProposeArgs& a, const explorer::Proposal& r, const model::ModelSpec& m, model::Precision p,
+                 const costmodel::Predictor& predictor) {
   std::cout << "layoutx propose: " << m.name << " at " << model::to_string(p) << ", ctx " << r.ctx << " on "
             << predictor.device() << " (calibration " << predictor.calibration_id() << ", " << a.question.predictor.source
             << "); " << (r.layout.scope == explorer::StepScope::kRunner ? "the runner end to end" : "graph execution only")
@@ -209,7 +209,10 @@ void print_text(const ProposeArgs& a, const explorer::Proposal& r, const Measure
   t.print(std::cout);
   std::cout << "speed-up over the team default: " << fmt(r.baseline.ms / r.step.ms, 2) << "x (bounds summed as fully "
             << "correlated; the host terms carry their [low, high] priors)\n";
-  // The device's own sums where it timed every layer graph of a layout (graphs only, one a call).
+}
+
+// The device's own sums where it timed every layer graph of a layout (graphs only, one a call).
+void print_measured(const Measured& measured) {
   auto timed = [&](const char* name, const std::optional<explorer::MeasuredLayers>& x) {
     if (!x) return;
     std::cout << name << "'s layer graphs as the device timed them: " << fmt(x->measured_ms, 2) << " ms (";
@@ -220,6 +223,10 @@ void print_text(const ProposeArgs& a, const explorer::Proposal& r, const Measure
   timed("the team default", measured.baseline);
   timed("the proposal", measured.proposal);
   if (!measured.proposal) std::cout << "the proposal's layer graphs: not all timed on the device\n";
+}
+
+// Gain by axis, then the proposal's parts, host time and LM head alternatives.
+void print_gains_and_parts(const explorer::Proposal& r) {
   if (!r.gains.empty()) {
     std::cout << "\ngain by axis (from the team default, one axis at a time in this order):\n";
     Table g({"axis", "from", "to", "ms/token"});
@@ -246,6 +253,10 @@ void print_text(const ProposeArgs& a, const explorer::Proposal& r, const Measure
                 << (r.head_alternatives[i].second > 0 ? "+" : "") << fmt(r.head_alternatives[i].second, 3) << " ms";
     std::cout << " a token (--head-precision)\n";
   }
+}
+
+// How firm the partition is (runtime priors at their ends), what the search priced, and the notes.
+void print_partition_notes(const explorer::Proposal& r) {
   if (r.partition_at_low == r.partition && r.partition_at_high == r.partition)
     std::cout << "the partition is the same with the runtime priors at either end of their ranges\n";
   else
@@ -255,7 +266,11 @@ void print_text(const ProposeArgs& a, const explorer::Proposal& r, const Measure
   if (!r.refused_example.empty()) std::cout << " (e.g. " << r.refused_example << ")";
   std::cout << "\n";
   for (const auto& n : r.fixed) std::cout << "note: " << n << "\n";
-  for (const auto& n : s.notes) std::cout << "note: " << n << "\n";
+  for (const auto& n : r.step.notes) std::cout << "note: " << n << "\n";
+}
+
+// next's measurements that would settle the layer choices, and what was written.
+void print_settling_and_files(const ProposeArgs& a, const Settling& settle) {
   if (!settle.plan.empty()) {
     std::cout << "\nthe measurements that would most change the proposal's layer choices (next's ranking; "
               << (settle.bundles.empty() ? "--settle-out DIR writes their job bundles" : "bundles in " + a.settle_out)
@@ -275,6 +290,16 @@ void print_text(const ProposeArgs& a, const explorer::Proposal& r, const Measure
     std::cout << "\n";
   }
   if (!a.out.empty()) std::cout << "wrote " << a.out << " (the whole-model layout file: `layoutx step --layout-file` prices it back)\n";
+}
+
+void print_text(const ProposeArgs& a, const explorer::Proposal& r, const Measured& measured, const model::ModelSpec& m,
+                model::Precision p,
+                const costmodel::Predictor& predictor, const Settling& settle) {
+  print_steps(a, r, m, p, predictor);
+  print_measured(measured);
+  print_gains_and_parts(r);
+  print_partition_notes(r);
+  print_settling_and_files(a, settle);
   std::cout << "assumed, not measured: what joining graphs saves beyond the execute term (runtime.merge_saving_us, "
                "in the interval only; no multi-layer part of this device was timed); not priced: the LM head's fidelity\n";
 }
