@@ -1,6 +1,7 @@
 // layoutx next: the measurements that would most improve the open decisions (select's, at the
 // same precision and contexts), ranked by their expected value under the cost model's belief,
 // with the device job bundles of the top N written into one folder.
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 
@@ -37,6 +38,7 @@ struct NextArgs {
   std::string out;
   bool force = false;  // --force: replace a non-empty --out folder
   uint64_t seed = 1;
+  std::vector<std::string> whole_models;  // --whole-model: layout files ("exporters": the shipped ones)
   bool json = false;
 };
 
@@ -76,10 +78,11 @@ struct Planned {
   const std::vector<std::string>& told;         // per top measurement: the hypotheses it tells apart
   const std::vector<emit::WrittenBundle>& written;          // with --out: each top measurement's bundle
   bool folder;                                  // --out was given (and written)
+  const std::vector<PlannedMeasurement>& whole;  // --whole-model: each layout's timing, most valuable first
 };
 
 void print_json(const NextArgs& args, const Planned& r, const costmodel::Predictor& predictor) {
-  const auto& [m, p, plan, top, told, written, folder] = r;
+  const auto& [m, p, plan, top, told, written, folder, whole] = r;
   JsonWriter w(std::cout);
   w.begin_object();
   w.field("model", m.name);
@@ -109,12 +112,37 @@ void print_json(const NextArgs& args, const Planned& r, const costmodel::Predict
     w.end_object();
   }
   w.end_array();
+  if (!args.whole_models.empty()) {
+    w.key("whole_model_timings").begin_array();
+    for (const auto& t : whole) {
+      w.begin_object();
+      w.field("layout_file", t.whole_model);
+      w.field("ctx", t.ctx);
+      w.field("predicted_ms", t.predicted_ms);
+      w.field("value_ms_per_step", t.value_ms);
+      w.field("p_choice_changes", t.p_choice_changes);
+      w.field("settles", settles(t));
+      w.end_object();
+    }
+    w.end_array();
+  }
   if (folder) w.field("out", args.out);
   w.end_object();
 }
 
+// --whole-model: each layout's timing on the device, valued beside the decisions' own.
+void print_whole_models(const std::vector<PlannedMeasurement>& whole) {
+  std::cout << "\nwhole-model timings on the device (a layout file's model, its graphs as priced; scatter "
+            << fmt(100 * std::hypot(explorer::PlanOptions{}.timing_rel_sd, explorer::PlanOptions{}.whole_model_rel_sd), 0)
+            << "% for what the graphs leave out):\n";
+  Table t({"layout file", "ctx", "predicted ms/token", "value ms/step", "P(change)", "settles"});
+  for (const auto& w : whole)
+    t.add({w.whole_model, std::to_string(w.ctx), fmt(w.predicted_ms), fmt(w.value_ms, 4), fmt(w.p_choice_changes, 2), settles(w)});
+  t.print(std::cout);
+}
+
 void print_text(const NextArgs& args, const Planned& r, const costmodel::Predictor& predictor) {
-  const auto& [m, p, plan, top, told, written, folder] = r;
+  const auto& [m, p, plan, top, told, written, folder, whole] = r;
   std::cout << "layoutx next: " << m.name << " on " << predictor.device() << ", calibration "
             << predictor.calibration_id() << ", " << model::to_string(p) << "; " << plan.size()
             << " candidate measurements, the " << top.size() << " most valuable:\n"
@@ -127,6 +155,7 @@ void print_text(const NextArgs& args, const Planned& r, const costmodel::Predict
            std::to_string(top[i].ctx), model_name(top[i].variant, top[i].layer), fmt(top[i].predicted_ms),
            fmt(top[i].value_ms, 4), fmt(top[i].p_choice_changes, 2), settles(top[i]) + told[i]});
   t.print(std::cout);
+  if (!args.whole_models.empty()) print_whole_models(whole);
   if (folder) {
     std::cout << "\nwrote " << args.out << "/: plan.yaml, submit_all.sh";
     for (const auto& w : written) std::cout << ", " << w.dir << "/";
@@ -148,6 +177,9 @@ void add_next_verb(CLI::App& app) {
       ->check(output_folder());
   add_force_flag(*sub, args->force, "--out");
   add_seed_option(*sub, args->seed, "the bundles' weights and calibration inputs");
+  sub->add_option("--whole-model", args->whole_models,
+                  "also value timing this whole-model layout file's model on the device (repeatable; `exporters`: every "
+                  "exporter's layout in configs/layouts/exporters/, the public records' layouts)");
   sub->callback([args, sub] {
     args->json = json_requested(*sub);  // the one --json (cli/json_flag.h)
     // 1. The question, and the output folder checked before any work.
@@ -172,6 +204,16 @@ void add_next_verb(CLI::App& app) {
     std::vector<PlannedMeasurement> top(plan.begin(), plan.begin() + args->budget);
     std::vector<std::string> told;  // per top measurement: the hypotheses it tells apart, if any
     for (const auto& t : top) told.push_back(hypotheses_told_apart(*predictor, t));
+    // ... and the whole-model timings asked for (their graphs priced without a fidelity check).
+    std::vector<explorer::WholeModelCandidate> candidates;
+    explorer::Evaluator plain(*predictor);
+    for (const auto& w : args->whole_models)
+      for (const auto& path : w == "exporters" ? explorer::shipped_exporter_layouts() : std::vector<std::string>{w}) try {
+          candidates.push_back(explorer::whole_model_candidate(plain, path, args->question.predictor.spec.runtime));
+        } catch (const Error& e) {
+          throw Error(std::string("--whole-model: ") + e.what());
+        }
+    const auto whole = explorer::value_whole_models(*predictor, decisions, candidates, options);
     // 4. The bundles, built in a staging folder and published whole.
     std::vector<emit::WrittenBundle> written;
     if (folder) {
@@ -183,7 +225,7 @@ void add_next_verb(CLI::App& app) {
       folder->publish();
     }
     // 5. Print.
-    const Planned r{m, p, plan, top, told, written, folder.has_value()};
+    const Planned r{m, p, plan, top, told, written, folder.has_value(), whole};
     if (args->json) print_json(*args, r, *predictor);
     else print_text(*args, r, *predictor);
   });

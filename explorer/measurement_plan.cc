@@ -1,6 +1,7 @@
 #include "explorer/measurement_plan.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -8,8 +9,11 @@
 
 #include "costmodel/mixture.h"
 #include "explorer/design_space.h"
+#include "explorer/layout_file.h"
+#include "explorer/model_layout.h"
 #include "model/builder.h"
 #include "support/error.h"
+#include "support/paths.h"
 
 namespace layoutx::explorer {
 
@@ -20,6 +24,7 @@ const char* to_string(PlannedMeasurement::Kind k) {
     case PlannedMeasurement::Kind::kTiming: return "timing";
     case PlannedMeasurement::Kind::kCompileOnly: return "compile-only";
     case PlannedMeasurement::Kind::kOpProfile: return "op-profile";
+    case PlannedMeasurement::Kind::kWholeModel: return "whole-model";
   }
   return "?";
 }
@@ -218,12 +223,20 @@ void value_observation(const std::vector<double>& x, Scatter scatter_ms, const s
   }
 }
 
-}  // namespace
-
-std::vector<PlannedMeasurement> plan_measurements(const costmodel::Predictor& predictor,
-                                                  const std::vector<Decision>& decisions, const PlanOptions& opt) {
+// The belief the values are computed under: its components, each decision's arms (its candidates
+// known to compile) and their latencies under each component, and each decision's current arm.
+struct Belief {
   std::vector<Component> comps;
   size_t row_size = 0;
+  std::vector<std::vector<Arm>> arms;
+  std::vector<std::vector<std::vector<double>>> arm_ms;  // [decision][arm][component] (ms)
+  std::vector<size_t> now;                               // per decision: the arm the mixture chooses
+};
+
+Belief belief_of(const costmodel::Predictor& predictor, const std::vector<Decision>& decisions) {
+  Belief b;
+  std::vector<Component>& comps = b.comps;
+  size_t& row_size = b.row_size;
   for (auto& c : predictor.belief_components()) {
     Component k;
     k.weight = c.weight;
@@ -239,26 +252,37 @@ std::vector<PlannedMeasurement> plan_measurements(const costmodel::Predictor& pr
   if (comps.empty())
     throw Error("next: the cost model of " + predictor.device() + " has no linear belief over its coefficients");
   const size_t H = comps.size();
-
-  // 1. The arms of each decision: its candidates known to compile.
-  std::vector<std::vector<Arm>> arms(decisions.size());
+  b.arms.resize(decisions.size());
   for (size_t d = 0; d < decisions.size(); ++d)
     for (const auto& k : decisions[d].choice.candidates)
       if (known_good(k) && k.eval.prediction.design_row.size() == row_size)
-        arms[d].push_back({k.eval.prediction.latency_ms, &k.eval.prediction.design_row, k.eval.variant});
-  // Each arm's latency under each component (ms), and the mixture's mean.
-  std::vector<std::vector<std::vector<double>>> arm_ms(decisions.size());
-  std::vector<size_t> now(decisions.size(), 0);
+        b.arms[d].push_back({k.eval.prediction.latency_ms, &k.eval.prediction.design_row, k.eval.variant});
+  b.arm_ms.resize(decisions.size());
+  b.now.assign(decisions.size(), 0);
   for (size_t d = 0; d < decisions.size(); ++d) {
     double best = 1e300;
-    for (size_t i = 0; i < arms[d].size(); ++i) {
+    for (size_t i = 0; i < b.arms[d].size(); ++i) {
       std::vector<double> per(H);
       double mixed = 0;
-      for (size_t h = 0; h < H; ++h) mixed += comps[h].weight * (per[h] = comps[h].latency_ms(*arms[d][i].row));
-      arm_ms[d].push_back(std::move(per));
-      if (mixed < best) best = mixed, now[d] = i;
+      for (size_t h = 0; h < H; ++h) mixed += comps[h].weight * (per[h] = comps[h].latency_ms(*b.arms[d][i].row));
+      b.arm_ms[d].push_back(std::move(per));
+      if (mixed < best) best = mixed, b.now[d] = i;
     }
   }
+  return b;
+}
+
+}  // namespace
+
+std::vector<PlannedMeasurement> plan_measurements(const costmodel::Predictor& predictor,
+                                                  const std::vector<Decision>& decisions, const PlanOptions& opt) {
+  // 1. The belief, and the arms of each decision: its candidates known to compile.
+  const Belief b = belief_of(predictor, decisions);
+  const std::vector<Component>& comps = b.comps;
+  const size_t row_size = b.row_size, H = comps.size();
+  const auto& arms = b.arms;
+  const auto& arm_ms = b.arm_ms;
+  const auto& now = b.now;
 
   std::vector<PlannedMeasurement> plan;
 
@@ -354,6 +378,60 @@ std::vector<PlannedMeasurement> plan_measurements(const costmodel::Predictor& pr
     return x.kind < y.kind;
   });
   return plan;
+}
+
+std::vector<PlannedMeasurement> value_whole_models(const costmodel::Predictor& predictor,
+                                                   const std::vector<Decision>& decisions,
+                                                   const std::vector<WholeModelCandidate>& candidates,
+                                                   const PlanOptions& opt) {
+  const Belief b = belief_of(predictor, decisions);
+  const double rel_sd = std::hypot(opt.timing_rel_sd, opt.whole_model_rel_sd);
+  std::vector<PlannedMeasurement> out;
+  for (const auto& c : candidates) {
+    if (c.row.size() != b.row_size)
+      throw Error("next: " + c.name + ": its design row has " + std::to_string(c.row.size()) + " features, the belief " +
+                  std::to_string(b.row_size));
+    PlannedMeasurement m;
+    m.kind = PlannedMeasurement::Kind::kWholeModel;
+    m.whole_model = c.name;
+    m.ctx = c.ctx;
+    m.predicted_ms = c.predicted_ms;
+    value_observation(c.row, [&](size_t, double mu) { return rel_sd * mu; }, b.comps, decisions, b.arms, b.arm_ms, b.now, m);
+    // The variants it would change are named in the scope of the decision's layer.
+    for (const auto& d : decisions)
+      if (layer_label(d) == m.decision) m.layer = d.layer;
+    out.push_back(std::move(m));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const PlannedMeasurement& x, const PlannedMeasurement& y) { return x.value_ms > y.value_ms; });
+  return out;
+}
+
+WholeModelCandidate whole_model_candidate(Evaluator& ev, const std::string& layout_path,
+                                          const costmodel::RuntimeSpec& runtime) {
+  const LayoutFile f = read_layout_file(layout_path);
+  const model::ModelSpec m = layout_file_model(f, layout_path);
+  const ModelLayout l = model_layout_of(f, m, layout_path);
+  WholeModelCandidate c;
+  c.name = shown_path(layout_path);
+  c.ctx = f.context;
+  c.predicted_ms = price_model(ev, m, f.context, l, runtime).ms;
+  c.row = whole_model_row(ev, m, f.context, l);
+  return c;
+}
+
+std::vector<std::string> shipped_exporter_layouts() {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(config_path("layouts/exporters"), ec))
+    // The folder holds the layouts' model specs too: a layout file is one that names its schema.
+    if (e.is_regular_file() && e.path().extension() == ".yaml" &&
+        read_text_file(e.path().string()).find("\nschema: layoutx-layout/") != std::string::npos)
+      out.push_back(e.path().string());
+  if (ec) throw Error(config_path("layouts/exporters") + ": " + ec.message());
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace layoutx::explorer

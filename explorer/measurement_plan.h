@@ -30,6 +30,13 @@
 // x, its scatter share_sd times the layer's latency. Only one class is counted: the profile's
 // value is taken as that of its most valuable class (a lower bound of the whole profile's, whose
 // classes are observed jointly; the joint value needs the classes' correlations, left out).
+//
+// Value of a whole-model timing on the device of a layout none of the decisions look at (an
+// exporter's layout of another model, as the public records time it on other chips or runtimes):
+// its graphs' time is the sum of their design rows dotted with theta, so it is valued like a
+// timing with that row, its scatter widened by what the rows leave out (whole_model_rel_sd). It
+// tells hypotheses apart where the exporters' forms (8-bit caches, per-head ops, block weights)
+// are priced differently by them, which is what moves the team's decisions.
 #pragma once
 #include <optional>
 #include <set>
@@ -38,6 +45,8 @@
 
 #include "costmodel/op_profile_shares.h"
 #include "costmodel/predictor.h"
+#include "costmodel/runtime_spec.h"
+#include "explorer/evaluator.h"
 #include "explorer/selection.h"
 
 namespace layoutx::explorer {
@@ -63,6 +72,10 @@ struct PlanOptions {
   double share_sd = costmodel::kOpProfileShareSd;
   // Graphs already timed in the data the belief was fitted on (graph_key): not proposed again.
   std::set<std::string> already_timed;
+  // A whole-model timing's error beyond the graphs' own (relative): what its design row leaves out
+  // (the execute saved by merging graphs into parts, the host's terms, the runtime that timed it).
+  // A stated prior, about what the joint fit finds between exporters' runtimes (public --joint).
+  double whole_model_rel_sd = 0.10;
 };
 
 // The identity of one graph: the layer's shape and the variant (a sliding layer's graph is the
@@ -70,7 +83,7 @@ struct PlanOptions {
 std::string graph_key(const model::LayerSpec& layer, const model::Variant& v);
 
 struct PlannedMeasurement {
-  enum class Kind { kTiming, kCompileOnly, kOpProfile };
+  enum class Kind { kTiming, kCompileOnly, kOpProfile, kWholeModel };
   Kind kind = Kind::kTiming;
   model::Variant variant;
   model::LayerSpec layer;  // the layer type and its context / cache
@@ -91,8 +104,11 @@ struct PlannedMeasurement {
   // the mixture.
   std::string profile_class;
   double class_ms = 0;
+  // whole-model: the layout timed (e.g. an exporter's layout file of another model); `layer` is
+  // then the layer of the decision it would most change.
+  std::string whole_model;
 };
-const char* to_string(PlannedMeasurement::Kind k);  // "timing" / "compile-only" / "op-profile"
+const char* to_string(PlannedMeasurement::Kind k);  // "timing" / "compile-only" / "op-profile" / "whole-model"
 
 // Every candidate measurement of the decisions, most valuable first (ties, e.g. when no decision
 // can change: the more likely to change one, then the less predictable timing, then timings
@@ -103,5 +119,29 @@ const char* to_string(PlannedMeasurement::Kind k);  // "timing" / "compile-only"
 std::vector<PlannedMeasurement> plan_measurements(const costmodel::Predictor& predictor,
                                                   const std::vector<Decision>& decisions,
                                                   const PlanOptions& options = {});
+
+// A whole model's timing on the device that is none of the decisions' graphs: e.g. an exporter's
+// layout of another model (a public record this device lacks). Under the linear belief its
+// latency is row . theta / 1e3 (explorer::whole_model_row).
+struct WholeModelCandidate {
+  std::string name;  // e.g. the layout file
+  int ctx = 0;
+  double predicted_ms = 0;  // its step as priced (ms per token)
+  std::vector<double> row;
+};
+// The candidate of a whole-model layout file (propose --out, configs/layouts/exporters/): its
+// model (beside the file, else shipped) at the file's context, priced with `ev`'s predictor.
+// Throws Error naming the file.
+WholeModelCandidate whole_model_candidate(Evaluator& ev, const std::string& layout_path,
+                                          const costmodel::RuntimeSpec& runtime);
+// The exporters' whole-model layout files shipped in configs/layouts/exporters/, sorted.
+std::vector<std::string> shipped_exporter_layouts();
+// Each candidate valued like a timing (the knowledge gradient above), with a scatter of
+// hypot(timing_rel_sd, whole_model_rel_sd) times its latency; most valuable first. Throws Error
+// when the predictor has no linear belief or a row is not the belief's size.
+std::vector<PlannedMeasurement> value_whole_models(const costmodel::Predictor& predictor,
+                                                   const std::vector<Decision>& decisions,
+                                                   const std::vector<WholeModelCandidate>& candidates,
+                                                   const PlanOptions& options = {});
 
 }  // namespace layoutx::explorer

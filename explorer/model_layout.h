@@ -77,6 +77,13 @@ ModelStep price_partition(const MemberCosts& members, const model::ModelSpec& m,
 ModelStep price_model(Evaluator& ev, const model::ModelSpec& m, int ctx, const ModelLayout& layout,
                       const costmodel::RuntimeSpec& runtime);
 
+// The design row of one token of `layout` for `m` at `ctx`: costmodel::Prediction::design_row
+// summed over every decoder layer's graph, the embedding gather's and the head's. Under a linear
+// belief the token's graph time is row . theta / 1e3: what `next` values a whole-model timing by.
+// It leaves out what is not in the graphs' rows: the executes saved by merging graphs into parts
+// and the host's terms (PlanOptions::whole_model_rel_sd covers them).
+std::vector<double> whole_model_row(Evaluator& ev, const model::ModelSpec& m, int ctx, const ModelLayout& layout);
+
 // The partition of `layout` for `m` as decoder-layer index ranges, one per part holding layers.
 std::vector<std::vector<int>> layer_groups(const model::ModelSpec& m, int layers_per_part);
 

@@ -120,6 +120,23 @@ TEST(Cli, ProposeComparesTheProposalWithTheTeamsDefaultAndRefusesWhatCannotBeBui
   EXPECT_TRUE(has(big.out, "galaxy-s25 runtime.max_binary_gb")) << big.out;
 }
 
+// next --whole-model: an exporter's layout of another model, valued as a timing on the device;
+// a file that is not a layout file is refused naming the flag and the file.
+TEST(Cli, NextValuesAWholeModelTimingOfAnExportersLayout) {
+  const std::string layout = std::string(LAYOUTX_CONFIG_DIR) + "/layouts/exporters/aihub-llama-3.2-1b.yaml";
+  Result r = layoutx("next --no-fidelity --budget 1 --whole-model " + layout);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "whole-model timings on the device")) << r.out;
+  EXPECT_TRUE(has(r.out, "configs/layouts/exporters/aihub-llama-3.2-1b.yaml  4096")) << r.out;
+  Result j = layoutx("next --no-fidelity --budget 1 --json --whole-model " + layout);
+  EXPECT_EQ(j.status, 0) << j.out;
+  EXPECT_TRUE(has(j.out, "\"whole_model_timings\": [")) << j.out;
+  const std::string spec = std::string(LAYOUTX_CONFIG_DIR) + "/layouts/exporters/phi-3.5-mini.yaml";
+  Result b = layoutx("next --no-fidelity --whole-model " + spec);
+  EXPECT_EQ(b.status, 2) << b.out;
+  EXPECT_TRUE(has(b.out, "--whole-model: ") && has(b.out, "phi-3.5-mini.yaml")) << b.out;
+}
+
 TEST(Cli, NextRanksMeasurementsAndWritesTheirBundlesWhole) {
   layoutx::test::TempDir tmp("next");
   const std::string dir = tmp / "plan";

@@ -82,6 +82,32 @@ TEST(MeasurementPlan, TimingValueIsTheKnowledgeGradientOfItsClosedForm) {
   EXPECT_GE(plan[0].value_ms, plan[1].value_ms);
 }
 
+// A whole-model timing (next --whole-model) is valued as a timing of its summed design row: with
+// no extra scatter, a "whole model" made of 3 ring graphs is worth what timing that row would be
+// worth, and a larger whole_model_rel_sd makes it worth less.
+TEST(MeasurementPlan, AWholeModelTimingIsValuedAsATimingOfItsRow) {
+  TwoArms s(400.0, 900.0, 0.0);
+  PlanOptions opt;
+  opt.whole_model_rel_sd = 0;
+  const auto& ring = s.d.choice.candidates[0].eval.prediction;
+  WholeModelCandidate c{"three rings", 4096, 3 * ring.latency_ms, {3 * ring.design_row[0], 3 * ring.design_row[1]}};
+  // Three times the ring's row, timed with three times its scatter, is the ring's timing: worth
+  // the same.
+  const auto whole = value_whole_models(s.pr, {s.d}, {c}, opt);
+  ASSERT_EQ(whole.size(), 1u);
+  EXPECT_EQ(whole[0].kind, PlannedMeasurement::Kind::kWholeModel);
+  EXPECT_EQ(whole[0].whole_model, "three rings");
+  const auto plan = plan_measurements(s.pr, {s.d}, opt);
+  const auto timed_ring = std::find_if(plan.begin(), plan.end(), [](const auto& m) { return m.variant == model::preset("ring"); });
+  ASSERT_NE(timed_ring, plan.end());
+  EXPECT_GT(whole[0].value_ms, 0.0);
+  EXPECT_NEAR(whole[0].value_ms, timed_ring->value_ms, 1e-9 + 1e-6 * timed_ring->value_ms);
+  opt.whole_model_rel_sd = 0.3;
+  EXPECT_LT(value_whole_models(s.pr, {s.d}, {c}, opt)[0].value_ms, whole[0].value_ms);
+  c.row.push_back(1.0);  // not the belief's size
+  EXPECT_THROW(value_whole_models(s.pr, {s.d}, {c}, opt), Error);
+}
+
 TEST(MeasurementPlan, NothingToLearnWhenTheCoefficientsAreKnown) {
   TwoArms s(0.0, 0.0, 0.0);
   for (const auto& m : plan_measurements(s.pr, {s.d})) {
