@@ -1,6 +1,8 @@
 #include "cli/app.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <iterator>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -19,23 +21,19 @@ int& verb_exit_status() {
   return status;
 }
 
-void build_app(CLI::App& app) {
+void build_app(CLI::App& app, const std::string& only) {
+  using Add = void (*)(CLI::App&);
+  static const std::pair<const char*, Add> kVerbs[] = {
+      {"graph", add_graph_verb},     {"emit", add_emit_verb},         {"measure", add_measure_verb},
+      {"ingest", add_ingest_verb},   {"regress", add_regress_verb},   {"report", add_report_verb},
+      {"parity", add_parity_verb},   {"predict", add_predict_verb},   {"calibrate", add_calibrate_verb},
+      {"select", add_select_verb},   {"step", add_step_verb},         {"propose", add_propose_verb},
+      {"public", add_public_verb},   {"whatif", add_whatif_verb},     {"next", add_next_verb},
+  };
   app.require_subcommand(1);
-  add_graph_verb(app);
-  add_emit_verb(app);
-  add_measure_verb(app);
-  add_ingest_verb(app);
-  add_regress_verb(app);
-  add_report_verb(app);
-  add_parity_verb(app);
-  add_predict_verb(app);
-  add_calibrate_verb(app);
-  add_select_verb(app);
-  add_step_verb(app);
-  add_propose_verb(app);
-  add_public_verb(app);
-  add_whatif_verb(app);
-  add_next_verb(app);
+  const bool one = std::any_of(std::begin(kVerbs), std::end(kVerbs), [&](const auto& v) { return only == v.first; });
+  for (const auto& [name, add] : kVerbs)
+    if (!one || only == name) add(app);
   // Every verb prints one JSON document with --json: the flag is registered here, once, last.
   for (CLI::App* verb : app.get_subcommands([](const CLI::App*) { return true; })) add_json_flag(*verb);
 }
@@ -94,7 +92,11 @@ int run_layoutx(const std::vector<std::string>& args, std::ostream& out, std::os
   const int status = run_guarded([&] {
     CLI::App app{"layoutx: design-space explorer and cost model for LLM decode steps on the Hexagon NPU", "layoutx"};
     add_version_flag(app);
-    build_app(app);
+    // Only the verb asked for is built (the verbs' flag tables are most of the start-up); none
+    // for --version; every verb when the first word is none of them (help, a typo: the message
+    // lists them all).
+    const std::string first = args.empty() ? "" : args.front();
+    if (first != "--version") build_app(app, first);
     check_verb(app, args);
     // CLI11 parses from the last element backwards.
     std::vector<std::string> reversed(args.rbegin(), args.rend());

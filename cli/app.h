@@ -9,8 +9,9 @@
 
 namespace layoutx::cli {
 
-// Registers every verb on `app` (one subcommand each) and requires exactly one.
-void build_app(CLI::App& app);
+// Registers the verbs on `app` (one subcommand each) and requires exactly one: only the verb named
+// `only` when it is one, else every verb.
+void build_app(CLI::App& app, const std::string& only = "");
 
 // Runs `layoutx ARGS...` (args without the program name) with the verbs' standard output sent
 // to `out` and messages to `err`. Returns the exit status: 0 success, 1 a verb's negative

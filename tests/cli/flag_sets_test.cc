@@ -48,6 +48,22 @@ TEST(FlagSets, EveryVerbHasTheOneJsonFlagLast) {
   }
 }
 
+// Start-up builds only the verb asked for (issue 32 item 13): the same subcommand, flags and all,
+// as when every verb is built; a word that is no verb builds them all (the error lists them).
+TEST(FlagSets, OnlyTheVerbAskedForIsBuiltAndItIsTheSameVerb) {
+  CLI::App all, one, none;
+  layoutx::cli::build_app(all);
+  layoutx::cli::build_app(one, "select");
+  layoutx::cli::build_app(none, "selec");
+  ASSERT_EQ(verbs(one).size(), 1u);
+  EXPECT_EQ(verbs(one)[0]->get_name(), "select");
+  EXPECT_EQ(flag_names(*verbs(one)[0]), flag_names(*all.get_subcommand("select")));
+  EXPECT_EQ(verbs(none).size(), verbs(all).size());
+  Result v = layoutx("--version");
+  EXPECT_EQ(v.status, 0) << v.out;
+  EXPECT_EQ(v.out.rfind("layoutx ", 0), 0u) << v.out;
+}
+
 // The flag the plumbing registers is the one the verb reads: --json changes what a verb prints.
 TEST(FlagSets, JsonThroughTheOneRegistrationReachesTheVerb) {
   for (const char* verb : {"graph --layer full", "predict --layer sliding", "step --ctx 2048",
