@@ -10,12 +10,14 @@
 #include "cli/json_flag.h"
 #include "cli/predictor_options.h"
 #include "cli/public_joint_output.h"
+#include "cli/public_ratios_output.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
 #include "costmodel/public_records.h"
 #include "explorer/evaluator.h"
 #include "explorer/public_joint.h"
 #include "explorer/public_layouts.h"
+#include "explorer/public_shapes.h"
 #include "support/json_writer.h"
 #include "support/paths.h"
 
@@ -29,6 +31,7 @@ struct PublicArgs {
   bool all = false;  // --all: list every record not priced with its reason
   bool by_hypothesis = false;  // --by-hypothesis: the records priced by each hypothesis alone
   bool joint = false;          // --joint: the joint calibration over the team's timings and the records
+  bool ratios = false;         // --ratios: ratios within one source's per-graph timings
   explorer::JointPriors priors;  // --chip-prior-sd, --exporter-prior-sd
   bool json = false;
 };
@@ -218,6 +221,11 @@ void add_public_verb(CLI::App& app) {
                 "the joint calibration: the hypotheses weighed by the team's timings and the records, a factor per "
                 "chip and a term per exporter, each record and publication left out")
       ->excludes("--by-hypothesis");
+  sub->add_flag("--ratios", a->ratios,
+                "ratios within one source's per-graph timings (a part's time over another's, at several contexts): "
+                "published beside predicted, where the chip's factor and the exporter's term cancel")
+      ->excludes("--by-hypothesis")
+      ->excludes("--joint");
   sub->add_option("--chip-prior-sd", a->priors.chip_log_sd,
                   "--joint: the prior's log-sd of a chip's factor around the DRAM peaks' ratio")
       ->check(CLI::Range(0.01, 5.0))
@@ -246,6 +254,9 @@ void add_public_verb(CLI::App& app) {
     if (a->joint)
       return print_public_joint(explorer::fit_public_joint(*predictor, t, a->predictor.spec.runtime, chip, a->priors), chip,
                                 a->predictor.source, a->json);
+    if (a->ratios)
+      return print_public_ratios(explorer::public_shape_ratios(*predictor, t, a->predictor.spec.runtime, chip), chip,
+                                 a->predictor.source, a->json);
     explorer::Evaluator ev(*predictor);
     const auto checks = explorer::check_public_records(ev, t, a->predictor.spec.runtime, chip);
     const explorer::PublicSummary s = explorer::summarize_public(checks, chip, true),

@@ -113,7 +113,7 @@ PublicLayout read_layout(MapReader& m, ErrorList& errors) {
   nested(m, "graphs", true, errors, [&](MapReader& g) {
     l.graphs = stated<int>(g, "count", true);
     g.allow("detail");
-    g.allow("this_record");
+    l.this_record = g.string("this_record", false).value_or("");
   });
   nested(m, "kv", true, errors, [&](MapReader& kv) {
     l.kv_dtype = word_of(kv, "dtype", {"u8", "u16"});

@@ -41,6 +41,7 @@ struct Stated {
 struct PublicLayout {
   std::string exporter;            // the vocabulary's layout.exporter
   Stated<int> graphs;              // context binaries / shards / parts of the model
+  std::string this_record;         // a per-graph record's graph, as written ("part 2 (layers 0-11)")
   std::string kv_dtype;            // u8, u16, unknown
   std::string kv_io;               // one_tensor_per_layer, per_head, per_kv_head, in_graph, unknown
   Stated<bool> k_transposed;

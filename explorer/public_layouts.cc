@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 
+#include "explorer/member_predictor.h"
 #include "model/design_space.h"
 #include "model/model_loader.h"
 #include "support/error.h"
@@ -71,20 +73,47 @@ const char* precision_of_bits(int bits) { return bits <= 4 ? "w4a16" : bits <= 8
 
 }  // namespace
 
+std::optional<int> record_part(const std::string& this_record) {
+  const auto at = this_record.find("part ");
+  int n = 0;
+  if (at == std::string::npos || std::sscanf(this_record.c_str() + at, "part %d", &n) != 1 || n < 1) return std::nullopt;
+  return n;
+}
+
+std::optional<std::pair<int, int>> record_layers(const std::string& this_record) {
+  const auto at = this_record.find("layers ");
+  int first = 0, last = 0;
+  if (at == std::string::npos || std::sscanf(this_record.c_str() + at, "layers %d-%d", &first, &last) != 2 ||
+      first < 0 || last < first)
+    return std::nullopt;
+  return std::make_pair(first, last);
+}
+
 std::optional<PublicQuestion> public_question(const PublicRecord& r, const costmodel::PublicTimings& t,
-                                              const std::string& chip, std::string& why_not) {
+                                              const std::string& chip, std::string& why_not, bool per_graph) {
   const auto& l = r.layout;
   auto no = [&](const std::string& why) -> std::optional<PublicQuestion> {
     why_not = why;
     return std::nullopt;
   };
   // Every reason reads "<category>: <detail>"; `public` counts the records by category.
-  if (r.use != PublicUse::kCalibration && r.use != PublicUse::kInequality)
-    return no(std::string("not for calibration: use ") + costmodel::to_string(r.use));
-  if (r.kind != PublicKind::kDecodeRate && r.kind != PublicKind::kDecodeFloor)
-    return no(std::string("not a whole-model figure: ") + costmodel::to_string(r.kind) + " (whole-model figures only so far)");
-  if (r.chip != chip && !chip_factor_prior(t, chip, r.chip))
-    return no("another chip: " + r.chip + " has no DRAM peak for its factor's prior");
+  if (per_graph) {
+    // A per-graph timing for ratios within its source: any chip (the factor cancels), shape-only too.
+    if (r.kind != PublicKind::kGraphTime) return no(std::string("not a per-graph figure: ") + costmodel::to_string(r.kind));
+    if (r.use != PublicUse::kCalibration && r.use != PublicUse::kShapeOnly)
+      return no(std::string("not for calibration: use ") + costmodel::to_string(r.use));
+    if (!r.layout.ar_this_graph.known() || *r.layout.ar_this_graph.value != 1)
+      return no("not a decode graph: AR " + (r.layout.ar_this_graph.known() ? std::to_string(*r.layout.ar_this_graph.value)
+                                                                             : r.layout.ar_this_graph.word));
+    if (!record_part(r.layout.this_record)) return no("not stated: which part (this_record '" + r.layout.this_record + "')");
+  } else {
+    if (r.use != PublicUse::kCalibration && r.use != PublicUse::kInequality)
+      return no(std::string("not for calibration: use ") + costmodel::to_string(r.use));
+    if (r.kind != PublicKind::kDecodeRate && r.kind != PublicKind::kDecodeFloor)
+      return no(std::string("not a whole-model figure: ") + costmodel::to_string(r.kind) + " (whole-model figures only so far)");
+    if (r.chip != chip && !chip_factor_prior(t, chip, r.chip))
+      return no("another chip: " + r.chip + " has no DRAM peak for its factor's prior");
+  }
   auto model = t.models.find(r.model);
   if (model == t.models.end()) return no("model " + r.model + " not in the file");
   if (!l.context_length.known()) return no("not stated: context length " + l.context_length.word);
@@ -143,7 +172,9 @@ std::optional<PublicQuestion> public_question(const PublicRecord& r, const costm
     if (q.model.count(type) > 0) q.layout.layers[type] = v;
   // The model-level axes.
   const int layers = q.model.num_layers();
-  if (l.graphs.known() && *l.graphs.value >= 1) {
+  if (const auto range = per_graph ? record_layers(l.this_record) : std::nullopt) {
+    q.layout.layers_per_part = range->second - range->first + 1;  // the record's own part: its parts' size
+  } else if (l.graphs.known() && *l.graphs.value >= 1) {
     const int parts = *l.graphs.value;
     q.layout.layers_per_part = (layers + parts - 1) / parts;
   } else {
@@ -284,37 +315,6 @@ PublicSummary summarize_public(const std::vector<PublicCheck>& checks, const std
   s.median_error = median(s.errors);
   return s;
 }
-
-namespace {
-
-// One member of a mixture as a predictor of its own. The mixture prices every member at once
-// (predict_each), so the figures of a graph are kept for the other members (the graph's ops and
-// shapes are its key: embedding and head graphs have no variant of their own).
-class MemberPredictor : public costmodel::Predictor {
- public:
-  using Figures = std::map<std::string, std::vector<costmodel::HypothesisFigure>>;
-  MemberPredictor(const costmodel::Predictor& mixture, size_t member, Figures& figures)
-      : mixture_(mixture), member_(member), figures_(figures) {}
-  costmodel::Prediction predict(const model::LayerGraph& g) const override {
-    std::string key;
-    for (model::Vertex v = 0; v < g.size(); ++v) {
-      const auto& n = g.op(v);
-      key += n.name + ':' + model::to_string(n.kind) + model::to_string(n.shape) + model::to_string(n.dtype) + ';';
-    }
-    auto it = figures_.find(key);
-    if (it == figures_.end()) it = figures_.emplace(key, mixture_.predict_each(g)).first;
-    return it->second.at(member_).prediction;
-  }
-  std::string device() const override { return mixture_.device(); }
-  std::string calibration_id() const override { return mixture_.calibration_id(); }
-
- private:
-  const costmodel::Predictor& mixture_;
-  size_t member_;
-  Figures& figures_;
-};
-
-}  // namespace
 
 std::vector<MemberChecks> price_public_by_member(const costmodel::Predictor& mixture, const costmodel::PublicTimings& t,
                                                  const costmodel::RuntimeSpec& runtime, const std::string& chip) {

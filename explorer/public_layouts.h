@@ -36,8 +36,15 @@ model::ModelSpec public_model_spec(const costmodel::PublicModel& p, std::vector<
 // The record as a question, priced on the device (whose chip is `chip`, the public file's key,
 // "sm8750"), or nullopt with `why_not` set. A record of another chip is asked on the device too
 // and enters through that chip's factor (chip_factor_prior), never directly.
+// `per_graph`: a per-graph timing (graph_time; shape_only too, any chip: for ratios within its
+// source, where the chip's factor cancels), its parts as large as the part it names
+// (layout.graphs.this_record, "part 2 (layers 0-11)").
 std::optional<PublicQuestion> public_question(const costmodel::PublicRecord& r, const costmodel::PublicTimings& t,
-                                              const std::string& chip, std::string& why_not);
+                                              const std::string& chip, std::string& why_not, bool per_graph = false);
+// What a per-graph record's this_record names: "part 2 (layers 0-11)" gives part 2 and layers
+// (0, 11); nullopt where it names none.
+std::optional<int> record_part(const std::string& this_record);
+std::optional<std::pair<int, int>> record_layers(const std::string& this_record);
 
 // Another chip's time for what the device does in 1 ms, before any record of it: decode streams
 // weights, so the ratio of the DRAM peaks (the device's over the chip's). nullopt when either peak

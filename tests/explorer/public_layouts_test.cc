@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 
 #include "explorer/public_layouts.h"
+#include "explorer/public_shapes.h"
+#include "tests/explorer/fake_predictor.h"
 #include "model/design_space.h"
 
 namespace layoutx::explorer {
@@ -104,6 +107,47 @@ TEST(PublicLayouts, AGemma2ModelSlidesOnlyPastItsWindow) {
   for (auto t : narrow.layer_types) EXPECT_EQ(t, model::LayerType::kFull);
   EXPECT_THAT(approx, Contains(HasSubstr("holds the whole context (1024)")));
   EXPECT_THROW(public_model_spec(shipped().models.at("gemma4-e2b"), approx, 1024), Error);
+}
+
+}  // namespace
+}  // namespace layoutx::explorer
+
+namespace layoutx::explorer {
+namespace {
+
+TEST(PublicShapes, APerGraphRecordNamesItsPartAndLayers) {
+  EXPECT_EQ(record_part("part 2 (layers 0-11)"), 2);
+  EXPECT_EQ(record_layers("part 4 (layers 24-35 + LM head)"), std::make_pair(24, 35));
+  EXPECT_EQ(record_part("part 1 (embedding)"), 1);
+  EXPECT_FALSE(record_layers("part 1 (embedding)"));
+  EXPECT_FALSE(record_part("the whole model"));
+  EXPECT_FALSE(record_layers("layers 9-3"));
+}
+
+// T1's part-by-part timings as ratios to its first layer part at the smallest context, each part
+// priced by a transparent predictor: the published ratios are the file's, a part of as many
+// layers at the same context is priced the same (ratio 1), a longer context dearer, and the
+// prefill graphs are not priced, said.
+TEST(PublicShapes, RatiosWithinASourceDivideByItsFirstLayerPart) {
+  testing::FakePredictor fake;
+  const auto sets = public_shape_ratios(fake, shipped(), costmodel::RuntimeSpec{}, "sm8750");
+  ASSERT_EQ(sets.size(), 1u);
+  const ShapeSet& s = sets[0];
+  EXPECT_EQ(s.id, "T1");
+  EXPECT_EQ(s.reference->key, "T1/qwen3-4b/part2-L0-11/ar1/cl512");
+  ASSERT_EQ(s.ratios.size(), 6u);
+  std::map<std::string, ShapeRatio> by;
+  for (const auto& r : s.ratios) by[r.record->key] = r;
+  EXPECT_NEAR(by.at("T1/qwen3-4b/part2-L0-11/ar1/cl1024").published, 7.12 / 6.97, 1e-12);
+  EXPECT_NEAR(by.at("T1/qwen3-4b/part3-L12-23/ar1/cl512").predicted, 1.0, 1e-12);
+  const double r1k = by.at("T1/qwen3-4b/part2-L0-11/ar1/cl1024").predicted;
+  const double r4k = by.at("T1/qwen3-4b/part2-L0-11/ar1/cl4096").predicted;
+  EXPECT_GT(r1k, 1.0);
+  EXPECT_GT(r4k, r1k);
+  EXPECT_GT(by.at("T1/qwen3-4b/part4-L24-35+lmhead/ar1/cl512").predicted, 1.0);  // the head on top
+  for (const auto& r : s.ratios) EXPECT_EQ(r.low, r.high) << "one calibration has no spread";
+  EXPECT_EQ(s.not_priced.size(), 7u);
+  for (const auto& [r, why] : s.not_priced) EXPECT_THAT(why, HasSubstr("not a decode graph: AR 128")) << r->key;
 }
 
 }  // namespace

@@ -1,0 +1,123 @@
+#include "explorer/public_shapes.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+#include "explorer/evaluator.h"
+#include "explorer/member_predictor.h"
+#include "explorer/model_layout.h"
+#include "explorer/public_layouts.h"
+#include "support/error.h"
+
+namespace layoutx::explorer {
+
+namespace {
+
+using costmodel::PublicRecord;
+
+// The record's part priced by `ev`: the part it names in the partition its question makes, which
+// must hold the layers it names. Throws Error saying why not.
+double part_ms(Evaluator& ev, const PublicQuestion& q, const PublicRecord& r, const costmodel::RuntimeSpec& runtime) {
+  const ModelStep s = price_model(ev, q.model, q.ctx, q.layout, runtime);
+  const int part = *record_part(r.layout.this_record);
+  if (part > static_cast<int>(s.parts.size()))
+    throw Error("part " + std::to_string(part) + " of " + std::to_string(s.parts.size()) + " priced");
+  const PartCost& p = s.parts[static_cast<size_t>(part - 1)];
+  if (const auto layers = record_layers(r.layout.this_record)) {
+    if (p.layers.empty() || p.layers.front() != layers->first || p.layers.back() != layers->second)
+      throw Error("part " + std::to_string(part) + " priced as " + p.name + ", not layers " +
+                  std::to_string(layers->first) + "-" + std::to_string(layers->second));
+  } else if (!p.layers.empty()) {
+    throw Error("part " + std::to_string(part) + " priced as " + p.name + ", which holds layers the record does not name");
+  }
+  return p.ms;
+}
+
+// The weighted q-quantile of `x` (weights `w`, summing to 1).
+double weighted_quantile(std::vector<double> x, std::vector<double> w, double q) {
+  std::vector<size_t> order(x.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return x[a] < x[b]; });
+  double cum = 0;
+  for (size_t i : order)
+    if ((cum += w[i]) >= q) return x[i];
+  return x[order.back()];
+}
+
+}  // namespace
+
+std::vector<ShapeSet> public_shape_ratios(const costmodel::Predictor& mixture, const costmodel::PublicTimings& t,
+                                          const costmodel::RuntimeSpec& runtime, const std::string& chip) {
+  // The members, each a predictor of its own (one calibration: itself, all the weight).
+  MemberPredictor::Figures figures;
+  std::vector<std::unique_ptr<MemberPredictor>> members;
+  std::vector<std::unique_ptr<Evaluator>> evaluators;
+  const size_t n = std::max<size_t>(mixture.hypothesis_count(), 1);
+  std::vector<double> weight(n, 1.0);
+  if (mixture.hypothesis_count() == 0) {
+    evaluators.push_back(std::make_unique<Evaluator>(mixture));
+  } else {
+    for (size_t i = 0; i < n; ++i) {
+      members.push_back(std::make_unique<MemberPredictor>(mixture, i, figures));
+      evaluators.push_back(std::make_unique<Evaluator>(*members.back()));
+    }
+  }
+  // The sets, in the file's order of their first record.
+  std::vector<ShapeSet> sets;
+  std::map<std::string, size_t> set_of;
+  std::map<const PublicRecord*, std::vector<double>> priced;  // record -> its part's ms under each member
+  for (const auto& r : t.records) {
+    if (r.kind != costmodel::PublicKind::kGraphTime || !record_part(r.layout.this_record)) continue;
+    const std::string key = r.id + "|" + r.model + "|" + r.chip;
+    auto [it, fresh] = set_of.emplace(key, sets.size());
+    if (fresh) sets.push_back({r.id, r.model, r.chip});
+    ShapeSet& set = sets[it->second];
+    std::string why_not;
+    const auto q = public_question(r, t, chip, why_not, true);
+    if (!q) {
+      set.not_priced.push_back({&r, why_not});
+      continue;
+    }
+    try {
+      std::vector<double> ms;
+      for (auto& ev : evaluators) ms.push_back(part_ms(*ev, *q, r, runtime));
+      priced[&r] = std::move(ms);
+      if (!set.reference && !record_layers(r.layout.this_record)) continue;  // no layers: not the reference
+      if (!set.reference) set.reference = &r, set.approximations = q->approximations;
+    } catch (const Error& e) {
+      set.not_priced.push_back({&r, std::string("not priced: ") + e.what()});
+    }
+  }
+  if (mixture.hypothesis_count() > 0 && !figures.empty())
+    for (size_t i = 0; i < n; ++i) weight[i] = figures.begin()->second.at(i).weight;
+  const double total = std::accumulate(weight.begin(), weight.end(), 0.0);
+  for (double& w : weight) w /= total;
+  auto mean = [&](const std::vector<double>& x) { return std::inner_product(x.begin(), x.end(), weight.begin(), 0.0); };
+
+  std::vector<ShapeSet> out;
+  for (auto& set : sets) {
+    if (!set.reference) continue;
+    const std::vector<double>& ref = priced.at(set.reference);
+    set.reference_device_ms = mean(ref);
+    for (const auto& r : t.records) {
+      auto p = priced.find(&r);
+      if (p == priced.end() || &r == set.reference || r.id + "|" + r.model + "|" + r.chip != set.id + "|" + set.model + "|" + set.chip)
+        continue;
+      ShapeRatio s;
+      s.record = &r;
+      s.published = *r.ms_per_graph / *set.reference->ms_per_graph;
+      std::vector<double> ratio(n);
+      for (size_t i = 0; i < n; ++i) ratio[i] = p->second[i] / ref[i];
+      s.predicted = mean(ratio);
+      s.low = weighted_quantile(ratio, weight, 0.05);
+      s.high = weighted_quantile(ratio, weight, 0.95);
+      s.device_ms = mean(p->second);
+      set.ratios.push_back(s);
+    }
+    if (!set.ratios.empty()) out.push_back(std::move(set));
+  }
+  return out;
+}
+
+}  // namespace layoutx::explorer
