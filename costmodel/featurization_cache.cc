@@ -26,20 +26,27 @@ struct DistinctStructures {
 
 DistinctStructures distinct_structures(const model::LayerGraph& graph, const std::vector<const DeviceSpec*>& members) {
   DistinctStructures s;
-  std::optional<std::pair<double, bool>> reads_in_place;  // (live_min_kb, answer), asked once
+  // The question GraphFacts may ask, with what it reads: one object, so that the std::function
+  // holds a single pointer (no allocation per member).
+  struct ReadsInPlace {
+    const model::LayerGraph* graph;
+    const DeviceSpec* member = nullptr;                // the member being asked for
+    std::optional<std::pair<double, bool>> last;       // (live_min_kb, answer), asked once
+  } ask{&graph, nullptr, std::nullopt};
+  // The structure as it matters for this graph (StructureTable::effective): switches that
+  // change nothing in it are cleared, so hypotheses that differ only there share one
+  // featurization; the VTCM knee is applied per member (knee_effect).
+  GraphFacts facts{graph.variant.precision(), graph.variant.softmax(), [q = &ask](double live_min_kb) {
+                     if (!q->last || q->last->first != live_min_kb)
+                       q->last.emplace(live_min_kb,
+                                       !cache_inputs_read_in_place(*q->graph, q->member->channel_pad, live_min_kb).empty());
+                     return q->last->second;
+                   }};
+  facts.block_weights = model::block_rows(graph.variant.weight_quant()) > 0;
+  facts.per_head = graph.variant.heads() == model::HeadsForm::kPerHead;
   s.effective.reserve(members.size());
   for (const DeviceSpec* d : members) {
-    // The structure as it matters for this graph (StructureTable::effective): switches that
-    // change nothing in it are cleared, so hypotheses that differ only there share one
-    // featurization; the VTCM knee is applied per member (knee_effect).
-    GraphFacts facts{graph.variant.precision(), graph.variant.softmax(), [&](double live_min_kb) {
-                       if (!reads_in_place || reads_in_place->first != live_min_kb)
-                         reads_in_place.emplace(live_min_kb,
-                                                !cache_inputs_read_in_place(graph, d->channel_pad, live_min_kb).empty());
-                       return reads_in_place->second;
-                     }};
-    facts.block_weights = model::block_rows(graph.variant.weight_quant()) > 0;
-    facts.per_head = graph.variant.heads() == model::HeadsForm::kPerHead;
+    ask.member = d;
     s.effective.push_back(StructureTable::shipped().effective(d->structure, facts));
   }
   s.structure_of.resize(members.size());
@@ -54,9 +61,14 @@ DistinctStructures distinct_structures(const model::LayerGraph& graph, const std
   return s;
 }
 
+// Whether two structures featurize a graph's ops alike (featurize_ops): they agree on every
+// switch but those featurize_ops does not read (layer_features.h: the re-laid cache inputs, the
+// VTCM budget and the cache-sized threshold, read only by finish_layer_features).
 bool same_ops(Structure a, Structure b) {
-  a.set(Switch::kRelayoutCacheInputs, 0);
-  b.set(Switch::kRelayoutCacheInputs, 0);
+  for (Switch s : {Switch::kRelayoutCacheInputs, Switch::kVtcmBudgetMb, Switch::kLiveMinKb}) {
+    a.set(s, 0);
+    b.set(s, 0);
+  }
   return a == b;
 }
 
@@ -88,26 +100,45 @@ MemberFeatures FeaturizationCache::shared(const model::LayerGraph& graph,
   MemberFeatures m;
   std::vector<std::pair<bool, double>> knees;  // m.features[k]'s knee_effect
   // One featurization per distinct effective structure, with the knee of the first member that
-  // has it. Structures that differ only in relayout_cache_inputs share one lowering and op
-  // featurization (featurize_ops); each finishes its own copy (re-laid copies, live set), the
+  // has it. Structures that differ only in what featurize_ops does not read (same_ops) share one
+  // op featurization, and every structure one lowering of the graph; each finishes its own copy (re-laid copies, live set), the
   // last of them taking it by move.
   const size_t distinct = structures.size();
   m.features.reserve(members.size());
   knees.reserve(members.size());
   std::vector<std::optional<LayerFeatures>> ops(distinct);  // at the first structure of its kind
   std::optional<model::LayerGraph> twin;  // the grouped twin, for structures that price a per-head graph as it
+  // Each graph's lowering (the graph, its twin), done once: structures differ only in what they
+  // make of it (featurize_ops folds the softmax or not); likewise its live-set peaks.
+  std::optional<std::vector<LoweredOp>> lowered[2];
+  LivePeakMemo peaks;
+  // Each structure's kind (the first structure that featurizes its ops alike) and which graph
+  // it featurizes (the graph or its grouped twin): the last kind to featurize a graph takes
+  // that graph's lowering by move.
+  std::vector<size_t> kind(distinct);
+  std::vector<bool> grouped(distinct);
+  size_t last_kind[2] = {distinct, distinct};
+  for (size_t i = 0; i < distinct; ++i) {
+    kind[i] = 0;
+    while (!same_ops(structures[kind[i]], structures[i])) ++kind[i];
+    grouped[i] = priced_as_grouped(graph, structures[i]);
+    if (kind[i] == i) last_kind[grouped[i] ? 1 : 0] = i;
+  }
   for (size_t i = 0; i < distinct; ++i) {
     const DeviceSpec& d = *members[s.first_member[i]];
-    const bool as_grouped = priced_as_grouped(graph, structures[i]);
+    const bool as_grouped = grouped[i];
     if (as_grouped && !twin) twin = grouped_twin(graph);
     const model::LayerGraph& g = as_grouped ? *twin : graph;
-    size_t j = 0;
-    while (!same_ops(structures[j], structures[i])) ++j;
-    if (!ops[j]) ops[j] = featurize_ops(g, d);
+    const size_t j = kind[i];
+    if (!ops[j]) {
+      std::optional<std::vector<LoweredOp>>& l = lowered[as_grouped ? 1 : 0];
+      if (!l) l = lower(g);
+      ops[j] = last_kind[as_grouped ? 1 : 0] == j ? featurize_ops(g, d, std::move(*l)) : featurize_ops(g, d, *l);
+    }
     bool last = true;
-    for (size_t k = i + 1; k < distinct && last; ++k) last = !same_ops(structures[k], structures[i]);
+    for (size_t k = i + 1; k < distinct && last; ++k) last = kind[k] != j;
     LayerFeatures f = last ? std::move(*ops[j]) : *ops[j];
-    finish_layer_features(f, g, d);  // with d's own knee applied
+    finish_layer_features(f, g, d, &peaks);  // with d's own knee applied
     knees.push_back(knee_effect(f, d));
     m.features.push_back(std::move(f));
   }

@@ -1,6 +1,7 @@
 // Featurizing one layer graph for every member of a mixture (HypothesisPredictor) without
 // repeating work: members whose structures agree on this graph share one featurization, and
-// structures that differ only in relayout_cache_inputs or the VTCM knee share one lowering.
+// structures that differ only in relayout_cache_inputs or the VTCM terms share one op
+// featurization (every structure one lowering, and one live set per threshold and re-laid set).
 // A named component (in the spirit of Halide's autoscheduler Cache.h) so that it can be switched
 // off: disabled, every member featurizes the graph on its own (featurize_layer), the plain
 // reference the shared path must agree with (tests/costmodel/hypotheses_test.cc).

@@ -110,10 +110,14 @@ std::vector<model::Vertex> cache_inputs_read_in_place(const model::LayerGraph& g
 }
 
 LayerFeatures featurize_ops(const model::LayerGraph& g, const DeviceSpec& device) {
+  return featurize_ops(g, device, lower(g));
+}
+
+LayerFeatures featurize_ops(const model::LayerGraph& g, const DeviceSpec& device, std::vector<LoweredOp> lowered) {
   const Structure& s = device.structure;
   LayerFeatures f;
   f.precision = g.variant.precision();
-  f.ops = lower(g);
+  f.ops = std::move(lowered);
   if (s.fuse_explicit_softmax()) fuse_explicit_softmax(f.ops);
   f.op_features.reserve(f.ops.size());
   for (const LoweredOp& op : f.ops) {
@@ -135,14 +139,26 @@ LayerFeatures featurize_ops(const model::LayerGraph& g, const DeviceSpec& device
   return f;
 }
 
-void finish_layer_features(LayerFeatures& f, const model::LayerGraph& g, const DeviceSpec& device) {
+void finish_layer_features(LayerFeatures& f, const model::LayerGraph& g, const DeviceSpec& device, LivePeakMemo* memo) {
   const Structure& s = device.structure;
   // Under relayout_cache_inputs the re-laid copies are cache-sized tensors of the live set too.
   std::vector<model::Vertex> relaid;
   if (s.relayout_cache_inputs()) relaid = add_cache_relayouts(g, device, f);
   if (s.vtcm_budget_mb() > 0) {
-    const LiveSet live = live_set(g, device.channel_pad, static_cast<int64_t>(s.live_min_kb() * 1024), relaid);
-    f.peak_live_bytes = static_cast<double>(live.peak_bytes);
+    const auto min_bytes = static_cast<int64_t>(s.live_min_kb() * 1024);
+    const LivePeakMemo::Entry* known = nullptr;
+    if (memo)
+      for (const LivePeakMemo::Entry& e : memo->entries)
+        if (e.graph == &g && e.channel_pad == device.channel_pad && e.min_bytes == min_bytes && e.relaid == relaid)
+          known = &e;
+    int64_t peak = 0;
+    if (known) {
+      peak = known->peak_bytes;
+    } else {
+      peak = live_set(g, device.channel_pad, min_bytes, relaid).peak_bytes;
+      if (memo) memo->entries.push_back({&g, device.channel_pad, min_bytes, relaid, peak});
+    }
+    f.peak_live_bytes = static_cast<double>(peak);
     apply_vtcm_budget(f, s.vtcm_budget_mb());
   }
 }

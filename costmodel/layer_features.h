@@ -5,6 +5,7 @@
 #pragma once
 #include <Eigen/Dense>
 
+#include <cstdint>
 #include <vector>
 
 #include "costmodel/device_spec.h"
@@ -42,10 +43,29 @@ model::LayerGraph grouped_twin(const model::LayerGraph& g);
 // Its two stages, so that structures differing only in relayout_cache_inputs or the VTCM knee
 // lower and featurize a graph once (HypothesisPredictor). featurize_ops: the lowering (explicit
 // softmax folded if the structure says so), every op's features and the weight bytes; it does
-// not read relayout_cache_inputs or the VTCM terms. finish_layer_features: on that, the re-laid
+// not read relayout_cache_inputs or the VTCM terms (vtcm_budget_mb, live_min_kb): the
+// featurization cache shares it between structures that differ only there. finish_layer_features: on that, the re-laid
 // cache inputs' copies (relayout_cache_inputs), the live set and the budget (vtcm_budget_mb).
 LayerFeatures featurize_ops(const model::LayerGraph& g, const DeviceSpec& device);
-void finish_layer_features(LayerFeatures& f, const model::LayerGraph& g, const DeviceSpec& device);
+// The same from `lowered`, lower(g) computed by the caller (structures that fold the softmax or
+// not start from one lowering of the graph: lower() is the same for every structure).
+LayerFeatures featurize_ops(const model::LayerGraph& g, const DeviceSpec& device, std::vector<LoweredOp> lowered);
+// Live-set peaks already computed for one graph, by what live_set reads besides the graph (the
+// channel padding, the cache-sized threshold, the re-laid inputs): structures that differ in
+// what the live set does not read (the knee, the softmax, 4-bit weights) share one computation.
+// Holds graph pointers: use it for the graphs of one featurization only.
+struct LivePeakMemo {
+  struct Entry {
+    const model::LayerGraph* graph;
+    int channel_pad;
+    int64_t min_bytes;
+    std::vector<model::Vertex> relaid;
+    int64_t peak_bytes;
+  };
+  std::vector<Entry> entries;
+};
+void finish_layer_features(LayerFeatures& f, const model::LayerGraph& g, const DeviceSpec& device,
+                           LivePeakMemo* memo = nullptr);
 
 // The VTCM knee's part of the features: spill_bytes and stall_weight_bytes from peak_live_bytes
 // and weight_bytes for a budget of `budget_mb` MiB (0: no budget, both 0). featurize_layer

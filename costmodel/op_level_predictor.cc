@@ -68,13 +68,16 @@ Prediction OpLevelPredictor::price(const LayerFeatures& lf, const LayerRows& row
   // 2. Price each op with the calibrated coefficients; the layer is their sum plus the
   //    graph-level terms (one execute, VTCM spill or stall), reported as the pseudo-op "graph".
   //    With overlap, the shorter side's coefficients are scaled first (costmodel/overlap.h).
+  // Every member of a mixture is priced here for every graph: the scaled coefficients and the
+  // row below live in buffers that keep their storage between calls (the same sums as
+  // scaled_theta and effective_row, element by element; no allocation per priced member).
+  thread_local Eigen::VectorXd scaled, total_row;
   const Eigen::VectorXd* theta = &calibration_.theta;
   const double overlap = device_.structure.overlap();
-  Eigen::VectorXd scaled;
   SideScale scale;
   if (overlap > 0) {
     scale = side_scale(sides_, overlap, rows.raw_row, calibration_.theta);
-    scaled = scaled_theta(sides_, scale, calibration_.theta);
+    scale_by_side(sides_, scale, calibration_.theta, scaled);
     theta = &scaled;
   }
   if (op_ms) {
@@ -96,7 +99,8 @@ Prediction OpLevelPredictor::price(const LayerFeatures& lf, const LayerRows& row
   if (op_ms) op_ms->push_back(graph_ms);
   else if (graph_ms != 0) p.ops.push_back({"graph", "Graph", "graph", graph_ms});
   p.latency_ms += graph_ms;
-  Eigen::VectorXd total_row = overlap > 0 ? effective_row(sides_, scale, rows.raw_row) : rows.raw_row;
+  if (overlap > 0) scale_by_side(sides_, scale, rows.raw_row, total_row);
+  else total_row = rows.raw_row;
   // 3. The discrepancy known at the measured graphs (costmodel/discrepancy.h): the layer's time
   //    scaled by 1 + its correction (ops and row alike, so they still sum to it).
   double model_rel_sd = calibration_.model_rel_sd;

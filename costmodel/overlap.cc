@@ -38,9 +38,14 @@ double scale_of(Side side, const SideScale& s) {
 }
 }  // namespace
 
+void scale_by_side(const std::vector<Side>& sides, const SideScale& s, const Eigen::VectorXd& v, Eigen::VectorXd& out) {
+  out = v;
+  for (size_t k = 0; k < sides.size(); ++k) out[static_cast<Eigen::Index>(k)] *= scale_of(sides[k], s);
+}
+
 Eigen::VectorXd effective_row(const std::vector<Side>& sides, const SideScale& s, const Eigen::VectorXd& raw_row) {
-  Eigen::VectorXd r = raw_row;
-  for (size_t k = 0; k < sides.size(); ++k) r[static_cast<Eigen::Index>(k)] *= scale_of(sides[k], s);
+  Eigen::VectorXd r;
+  scale_by_side(sides, s, raw_row, r);
   return r;
 }
 
@@ -50,8 +55,8 @@ Eigen::VectorXd effective_row(const std::vector<Side>& sides, double overlap, co
 }
 
 Eigen::VectorXd scaled_theta(const std::vector<Side>& sides, const SideScale& s, const Eigen::VectorXd& theta) {
-  Eigen::VectorXd t = theta;
-  for (size_t k = 0; k < sides.size(); ++k) t[static_cast<Eigen::Index>(k)] *= scale_of(sides[k], s);
+  Eigen::VectorXd t;
+  scale_by_side(sides, s, theta, t);
   return t;
 }
 

@@ -53,5 +53,7 @@ Eigen::VectorXd effective_row(const std::vector<Side>& sides, double overlap, co
 // The coefficients scaled by side (theta_k * scale of k's side): an op's row . this is its share
 // of the layer's critical path (the ops then sum to the layer's time).
 Eigen::VectorXd scaled_theta(const std::vector<Side>& sides, const SideScale& s, const Eigen::VectorXd& theta);
+// Both in one: `out` = `v` with each entry scaled by its side's scale (into the caller's storage).
+void scale_by_side(const std::vector<Side>& sides, const SideScale& s, const Eigen::VectorXd& v, Eigen::VectorXd& out);
 
 }  // namespace layoutx::costmodel
