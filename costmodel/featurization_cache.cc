@@ -22,16 +22,19 @@ struct DistinctStructures {
   std::vector<Structure> structures;    // the distinct ones
   std::vector<size_t> first_member;     // structures[i]'s first member
   std::vector<size_t> structure_of;     // member h -> its index in structures
+  std::optional<model::LayerGraph> twin;  // the grouped twin, when a member prices the graph as it
 };
 
 DistinctStructures distinct_structures(const model::LayerGraph& graph, const std::vector<const DeviceSpec*>& members) {
   DistinctStructures s;
   // The question GraphFacts may ask, with what it reads: one object, so that the std::function
-  // holds a single pointer (no allocation per member).
+  // holds a single pointer (no allocation per member). A member that prices a per-head graph as
+  // its grouped twin (priced_as_grouped) is asked of the twin, which it featurizes: the per-head
+  // graph never reads a cache input in place (each head slices it), the twin may.
   struct ReadsInPlace {
     const model::LayerGraph* graph;
     const DeviceSpec* member = nullptr;                // the member being asked for
-    std::optional<std::pair<double, bool>> last;       // (live_min_kb, answer), asked once
+    std::optional<std::pair<double, bool>> last;       // (live_min_kb, answer) of `graph`, asked once
   } ask{&graph, nullptr, std::nullopt};
   // The structure as it matters for this graph (StructureTable::effective): switches that
   // change nothing in it are cleared, so hypotheses that differ only there share one
@@ -47,6 +50,10 @@ DistinctStructures distinct_structures(const model::LayerGraph& graph, const std
   s.effective.reserve(members.size());
   for (const DeviceSpec* d : members) {
     ask.member = d;
+    const bool as_grouped = facts.per_head && priced_as_grouped(graph, d->structure);
+    if (as_grouped && !s.twin) s.twin = grouped_twin(graph);
+    const model::LayerGraph* asked = as_grouped ? &*s.twin : &graph;
+    if (ask.graph != asked) ask.graph = asked, ask.last.reset();
     s.effective.push_back(StructureTable::shipped().effective(d->structure, facts));
   }
   s.structure_of.resize(members.size());
@@ -107,7 +114,7 @@ MemberFeatures FeaturizationCache::shared(const model::LayerGraph& graph,
   m.features.reserve(members.size());
   knees.reserve(members.size());
   std::vector<std::optional<LayerFeatures>> ops(distinct);  // at the first structure of its kind
-  std::optional<model::LayerGraph> twin;  // the grouped twin, for structures that price a per-head graph as it
+  std::optional<model::LayerGraph>& twin = s.twin;  // the grouped twin, for structures that price a per-head graph as it
   // Each graph's lowering (the graph, its twin), done once: structures differ only in what they
   // make of it (featurize_ops folds the softmax or not); likewise its live-set peaks.
   std::optional<std::vector<LoweredOp>> lowered[2];

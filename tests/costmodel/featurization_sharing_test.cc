@@ -78,14 +78,11 @@ TEST(FeaturizationSharing, EachMembersFeaturizationIsItsOwnBitForBit) {
   EXPECT_GT(check_members("heads=grouped"), 0u);  // members did share featurizations
 }
 
-// Known, and older than the sharing above (it fails the same way without it): a per-head graph's
-// effective structure asks whether the per-head graph reads a cache input in place (it never
-// does: each head slices the cache), but a chains-as-grouped member featurizes the grouped twin,
-// which does. So a cache-relaid chains-as-grouped member and one that reads in place share one
-// effective structure, and the second gets the first's re-layout copies (2 ops more than alone).
-// Disabled: fixing it changes shipped predictions of heads=per_head (its own change, with the
-// figures re-priced).
-TEST(FeaturizationSharing, DISABLED_PerHeadGraphsPricedAsTheirGroupedTwin) { check_members("heads=per_head"); }
+// A per-head graph: a member that prices it as its grouped twin is asked whether the twin reads a
+// cache input in place (the per-head graph never does: each head slices the cache), so a
+// cache-relaid member and one that reads in place keep their own featurizations (they shared
+// one, and the second got the first's two re-layout copies, before this was asked of the twin).
+TEST(FeaturizationSharing, PerHeadGraphsPricedAsTheirGroupedTwin) { check_members("heads=per_head"); }
 
 // A live-set peak asked twice of the memo is computed once and the same.
 TEST(FeaturizationSharing, TheLivePeakMemoAnswersAsTheLiveSet) {
