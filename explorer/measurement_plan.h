@@ -74,7 +74,8 @@ struct PlanOptions {
   std::set<std::string> already_timed;
   // A whole-model timing's error beyond the graphs' own (relative): what its design row leaves out
   // (the execute saved by merging graphs into parts, the host's terms, the runtime that timed it).
-  // A stated prior, about what the joint fit finds between exporters' runtimes (public --joint).
+  // A stated prior: the team would time the export in its own harness on its own phone (no
+  // exporter's or chip's term), and the public file calls 10-20% between runs and releases normal.
   double whole_model_rel_sd = 0.10;
 };
 
