@@ -79,10 +79,11 @@ struct Planned {
   const std::vector<emit::WrittenBundle>& written;          // with --out: each top measurement's bundle
   bool folder;                                  // --out was given (and written)
   const std::vector<PlannedMeasurement>& whole;  // --whole-model: each layout's timing, most valuable first
+  const explorer::PlanOptions& options;          // what valued them
 };
 
 void print_json(const NextArgs& args, const Planned& r, const costmodel::Predictor& predictor) {
-  const auto& [m, p, plan, top, told, written, folder, whole] = r;
+  const auto& [m, p, plan, top, told, written, folder, whole, options] = r;
   JsonWriter w(std::cout);
   w.begin_object();
   w.field("model", m.name);
@@ -131,9 +132,9 @@ void print_json(const NextArgs& args, const Planned& r, const costmodel::Predict
 }
 
 // --whole-model: each layout's timing on the device, valued beside the decisions' own.
-void print_whole_models(const std::vector<PlannedMeasurement>& whole) {
+void print_whole_models(const std::vector<PlannedMeasurement>& whole, const explorer::PlanOptions& options) {
   std::cout << "\nwhole-model timings on the device (a layout file's model, its graphs as priced; scatter "
-            << fmt(100 * std::hypot(explorer::PlanOptions{}.timing_rel_sd, explorer::PlanOptions{}.whole_model_rel_sd), 0)
+            << fmt(100 * std::hypot(options.timing_rel_sd, options.whole_model_rel_sd), 0)
             << "% for what the graphs leave out):\n";
   Table t({"layout file", "ctx", "predicted ms/token", "value ms/step", "P(change)", "settles"});
   for (const auto& w : whole)
@@ -142,7 +143,7 @@ void print_whole_models(const std::vector<PlannedMeasurement>& whole) {
 }
 
 void print_text(const NextArgs& args, const Planned& r, const costmodel::Predictor& predictor) {
-  const auto& [m, p, plan, top, told, written, folder, whole] = r;
+  const auto& [m, p, plan, top, told, written, folder, whole, options] = r;
   std::cout << "layoutx next: " << m.name << " on " << predictor.device() << ", calibration "
             << predictor.calibration_id() << ", " << model::to_string(p) << "; " << plan.size()
             << " candidate measurements, the " << top.size() << " most valuable:\n"
@@ -155,7 +156,7 @@ void print_text(const NextArgs& args, const Planned& r, const costmodel::Predict
            std::to_string(top[i].ctx), model_name(top[i].variant, top[i].layer), fmt(top[i].predicted_ms),
            fmt(top[i].value_ms, 4), fmt(top[i].p_choice_changes, 2), settles(top[i]) + told[i]});
   t.print(std::cout);
-  if (!args.whole_models.empty()) print_whole_models(whole);
+  if (!args.whole_models.empty()) print_whole_models(whole, options);
   if (folder) {
     std::cout << "\nwrote " << args.out << "/: plan.yaml, submit_all.sh";
     for (const auto& w : written) std::cout << ", " << w.dir << "/";
@@ -225,7 +226,7 @@ void add_next_verb(CLI::App& app) {
       folder->publish();
     }
     // 5. Print.
-    const Planned r{m, p, plan, top, told, written, folder.has_value(), whole};
+    const Planned r{m, p, plan, top, told, written, folder.has_value(), whole, options};
     if (args->json) print_json(*args, r, *predictor);
     else print_text(*args, r, *predictor);
   });

@@ -415,8 +415,9 @@ WholeModelCandidate whole_model_candidate(Evaluator& ev, const std::string& layo
   WholeModelCandidate c;
   c.name = shown_path(layout_path);
   c.ctx = f.context;
-  c.predicted_ms = price_model(ev, m, f.context, l, runtime).ms;
-  c.row = whole_model_row(ev, m, f.context, l);
+  const MemberCosts members = price_members(ev, m, f.context, l);
+  c.predicted_ms = price_partition(members, m, l, runtime, ev.predictor().device()).ms;
+  c.row = whole_model_row(members, m);
   return c;
 }
 

@@ -29,7 +29,7 @@ namespace {
 MemberCost member(const costmodel::Prediction& p, const model::LayerGraph& g) {
   const model::GraphTotals t = model::totals(g, model::analyze(g));
   return {p.latency_ms, p.low_ms, p.high_ms, p.floor_ms, static_cast<double>(t.weight_bytes),
-          static_cast<double>(t.boundary_bytes_in + t.boundary_bytes_out)};
+          static_cast<double>(t.boundary_bytes_in + t.boundary_bytes_out), p.design_row};
 }
 
 int kv_bytes(model::KvDtype d) { return d == model::KvDtype::kU8 ? 1 : 2; }
@@ -49,20 +49,6 @@ double kv_update_bytes(const model::LayerSpec& built, const model::Variant& v, K
   return shifts ? entry * (built.cache_entries + 1) : entry;  // memmove the window, then write
 }
 
-// A form the cost model does not price yet is priced as its axis's default, and said in `notes`.
-model::Variant priced_variant(const model::Variant& asked, model::LayerType t, std::vector<std::string>& notes) {
-  std::vector<std::string> unpriced;
-  model::Variant v = model::design_space().priced_representative(asked, unpriced);
-  for (const auto& n : unpriced) notes.push_back(std::string(model::to_string(t)) + " layers: " + n);
-  return v;
-}
-
-const Evaluation& evaluated(Evaluator& ev, const model::LayerSpec& L, const model::Variant& v) {
-  const Evaluation& e = ev.evaluate(L, v);
-  if (e.status != EvalStatus::kOk) throw Error(std::string(model::to_string(L.type)) + " " + v.key() + ": " + e.error);
-  return e;
-}
-
 }  // namespace
 
 MemberCosts price_members(Evaluator& ev, const model::ModelSpec& m, int ctx, const ModelLayout& layout) {
@@ -76,8 +62,12 @@ MemberCosts price_members(Evaluator& ev, const model::ModelSpec& m, int ctx, con
     auto it = layout.layers.find(t);
     if (it == layout.layers.end()) throw Error(std::string("the model layout has no variant for the ") + model::to_string(t) + " layers");
     const model::LayerSpec L = m.layer(t, ctx);
-    const model::Variant v = priced_variant(it->second, t, c.notes);
-    const Evaluation& e = evaluated(ev, L, v);
+    // A form the cost model does not price yet is priced as its axis's default, and said.
+    std::vector<std::string> unpriced;
+    const model::Variant v = model::design_space().priced_representative(it->second, unpriced);
+    for (const auto& n : unpriced) c.notes.push_back(std::string(model::to_string(t)) + " layers: " + n);
+    const Evaluation& e = ev.evaluate(L, v);
+    if (e.status != EvalStatus::kOk) throw Error(std::string(model::to_string(t)) + " " + v.key() + ": " + e.error);
     const model::LayerGraph g = model::build_layer_graph(L, v);
     c.layer[t] = member(e.prediction, g);
     c.built[t] = g.layer;
@@ -236,27 +226,16 @@ ModelLayout model_layout_of(const LayoutFile& f, const model::ModelSpec& m, cons
   return l;
 }
 
-std::vector<double> whole_model_row(Evaluator& ev, const model::ModelSpec& m, int ctx, const ModelLayout& layout) {
+std::vector<double> whole_model_row(const MemberCosts& c, const model::ModelSpec& m) {
   std::vector<double> row;
   auto add = [&](const std::vector<double>& r, double times) {
     if (row.empty()) row.assign(r.size(), 0.0);
     if (r.size() != row.size()) throw Error("the design rows of " + m.name + "'s graphs differ in size");
     for (size_t i = 0; i < r.size(); ++i) row[i] += times * r[i];
   };
-  std::vector<std::string> notes;
-  model::Precision layers_precision = layout.head_precision;
-  for (model::LayerType t : {model::LayerType::kSliding, model::LayerType::kFull}) {
-    if (m.count(t) == 0) continue;
-    auto it = layout.layers.find(t);
-    if (it == layout.layers.end()) throw Error(std::string("the model layout has no variant for the ") + model::to_string(t) + " layers");
-    add(evaluated(ev, m.layer(t, ctx), priced_variant(it->second, t, notes)).prediction.design_row, m.count(t));
-    layers_precision = it->second.precision();
-  }
-  model::LayerGraph embed, head;
-  build_embed_graph(m, layers_precision, embed);
-  build_head_graph(m, layout.head_precision, head);
-  add(ev.predictor().predict(embed).design_row, 1);
-  add(ev.predictor().predict(head).design_row, 1);
+  for (const auto& [t, member] : c.layer) add(member.design_row, m.count(t));
+  add(c.embed.design_row, 1);
+  add(c.head.design_row, 1);
   return row;
 }
 

@@ -53,6 +53,7 @@ struct ModelStep {
 struct MemberCost {
   double ms = 0, low_ms = 0, high_ms = 0, floor_ms = 0;
   double weight_bytes = 0, io_bytes = 0;
+  std::vector<double> design_row;  // the prediction's (costmodel::Prediction::design_row)
 };
 
 // What every partition of one (layer layouts, head precision) shares: each layer type's graph,
@@ -77,12 +78,12 @@ ModelStep price_partition(const MemberCosts& members, const model::ModelSpec& m,
 ModelStep price_model(Evaluator& ev, const model::ModelSpec& m, int ctx, const ModelLayout& layout,
                       const costmodel::RuntimeSpec& runtime);
 
-// The design row of one token of `layout` for `m` at `ctx`: costmodel::Prediction::design_row
-// summed over every decoder layer's graph, the embedding gather's and the head's. Under a linear
+// The design row of one token of the layout `members` were priced for: their design rows summed
+// over every decoder layer's graph (times its layer count), the embedding gather's and the head's. Under a linear
 // belief the token's graph time is row . theta / 1e3: what `next` values a whole-model timing by.
 // It leaves out what is not in the graphs' rows: the executes saved by merging graphs into parts
 // and the host's terms (PlanOptions::whole_model_rel_sd covers them).
-std::vector<double> whole_model_row(Evaluator& ev, const model::ModelSpec& m, int ctx, const ModelLayout& layout);
+std::vector<double> whole_model_row(const MemberCosts& members, const model::ModelSpec& m);
 
 // The partition of `layout` for `m` as decoder-layer index ranges, one per part holding layers.
 std::vector<std::vector<int>> layer_groups(const model::ModelSpec& m, int layers_per_part);

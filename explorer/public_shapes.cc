@@ -65,13 +65,14 @@ std::vector<ShapeSet> public_shape_ratios(const costmodel::Predictor& mixture, c
   }
   // The sets, in the file's order of their first record.
   std::vector<ShapeSet> sets;
-  std::map<std::string, size_t> set_of;
-  std::map<const PublicRecord*, std::vector<double>> priced;  // record -> its part's ms under each member
+  std::map<std::string, size_t> set_of;  // id|model|chip -> its set
+  // Per set: each priced record with its part's ms under each member, in the file's order.
+  std::vector<std::vector<std::pair<const PublicRecord*, std::vector<double>>>> priced;
   for (const auto& r : t.records) {
     if (r.kind != costmodel::PublicKind::kGraphTime || !record_part(r.layout.this_record)) continue;
     const std::string key = r.id + "|" + r.model + "|" + r.chip;
     auto [it, fresh] = set_of.emplace(key, sets.size());
-    if (fresh) sets.push_back({r.id, r.model, r.chip});
+    if (fresh) sets.push_back({r.id, r.model, r.chip}), priced.emplace_back();
     ShapeSet& set = sets[it->second];
     std::string why_not;
     const auto q = public_question(r, t, chip, why_not, true);
@@ -82,7 +83,7 @@ std::vector<ShapeSet> public_shape_ratios(const costmodel::Predictor& mixture, c
     try {
       std::vector<double> ms;
       for (auto& ev : evaluators) ms.push_back(part_ms(*ev, *q, r, runtime));
-      priced[&r] = std::move(ms);
+      priced[it->second].emplace_back(&r, std::move(ms));
       if (!set.reference && !record_layers(r.layout.this_record)) continue;  // no layers: not the reference
       if (!set.reference) set.reference = &r, set.approximations = q->approximations;
     } catch (const Error& e) {
@@ -96,23 +97,24 @@ std::vector<ShapeSet> public_shape_ratios(const costmodel::Predictor& mixture, c
   auto mean = [&](const std::vector<double>& x) { return std::inner_product(x.begin(), x.end(), weight.begin(), 0.0); };
 
   std::vector<ShapeSet> out;
-  for (auto& set : sets) {
+  for (size_t k = 0; k < sets.size(); ++k) {
+    ShapeSet& set = sets[k];
     if (!set.reference) continue;
-    const std::vector<double>& ref = priced.at(set.reference);
+    const auto& records = priced[k];
+    const std::vector<double>& ref =
+        std::find_if(records.begin(), records.end(), [&](const auto& p) { return p.first == set.reference; })->second;
     set.reference_device_ms = mean(ref);
-    for (const auto& r : t.records) {
-      auto p = priced.find(&r);
-      if (p == priced.end() || &r == set.reference || r.id + "|" + r.model + "|" + r.chip != set.id + "|" + set.model + "|" + set.chip)
-        continue;
+    for (const auto& [r, ms] : records) {
+      if (r == set.reference) continue;
       ShapeRatio s;
-      s.record = &r;
-      s.published = *r.ms_per_graph / *set.reference->ms_per_graph;
+      s.record = r;
+      s.published = *r->ms_per_graph / *set.reference->ms_per_graph;
       std::vector<double> ratio(n);
-      for (size_t i = 0; i < n; ++i) ratio[i] = p->second[i] / ref[i];
+      for (size_t i = 0; i < n; ++i) ratio[i] = ms[i] / ref[i];
       s.predicted = mean(ratio);
       s.low = weighted_quantile(ratio, weight, 0.05);
       s.high = weighted_quantile(ratio, weight, 0.95);
-      s.device_ms = mean(p->second);
+      s.device_ms = mean(ms);
       set.ratios.push_back(s);
     }
     if (!set.ratios.empty()) out.push_back(std::move(set));
