@@ -31,6 +31,7 @@ void build_app(CLI::App& app, const std::string& only) {
       {"public", add_public_verb},   {"whatif", add_whatif_verb},     {"next", add_next_verb},
   };
   app.require_subcommand(1);
+  use_stable_help(app);  // before the verbs: each inherits its parent's formatter when added
   const bool one = std::any_of(std::begin(kVerbs), std::end(kVerbs), [&](const auto& v) { return only == v.first; });
   for (const auto& [name, add] : kVerbs)
     if (!one || only == name) add(app);
