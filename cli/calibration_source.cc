@@ -34,8 +34,9 @@ LoadedPredictor weigh(LoadedPredictor p, const std::string& evidence, bool shipp
     return p;
   }
   p.predictor = explorer::public_joint_predictor(*p.predictor, joint.weights);
-  p.source += "; weighed again with " + std::to_string(joint.rates) + " public decode rates and " +
-              std::to_string(joint.floors) + " CI floors of " + shown_path(path) + ", " +
+  p.source += "; weighed again with " + std::to_string(joint.rates) + " public decode rates, " +
+              std::to_string(joint.floors) + " CI floors and " + std::to_string(joint.parts) + " part times of " +
+              shown_path(path) + ", " +
               std::to_string(p.predictor->hypothesis_count()) + " kept";
   return p;
 }

@@ -47,7 +47,8 @@ void write_public_joint_json(JsonWriter& w, const explorer::PublicJoint& j, cons
     w.field("chip", r.record->chip);
     w.field("exporter", r.record->layout.exporter);
     w.field("floor", r.floor);
-    w.field("published_ms_per_token", r.published_ms);
+    w.field("part", r.part);
+    w.field(r.part ? "published_ms_per_graph" : "published_ms_per_token", r.published_ms);
     write_quantile(w, "fitted_ms", r.fitted);
     write_quantile(w, "held_out_ms", r.held_out);
     if (r.floor) {
@@ -80,6 +81,9 @@ void write_public_joint_json(JsonWriter& w, const explorer::PublicJoint& j, cons
   w.field("floors", j.floors);
   w.field("floors_kept", j.floors_kept);
   w.field("floors_kept_held_out", j.floors_kept_held_out);
+  w.field("part_times", j.parts);
+  w.field("parts_median_abs_error", j.parts_median_abs_error);
+  w.field("parts_held_out_median_abs_error", j.parts_held_out_median_abs_error);
   w.end_object();
   w.key("hypothesis_axes").begin_array();
   for (const auto& a : j.axes) {
@@ -147,15 +151,17 @@ void print_public_joint(const explorer::PublicJoint& j, const std::string& chip,
   }
   const int level = static_cast<int>(100 * j.level + 0.5);
   std::cout << "joint calibration: the hypotheses of " << source << " (coefficients and weights from the team's timings), "
-            << "weighed again by " << j.rates << " public decode rates and " << j.floors
-            << " CI floors, with a factor per chip and a term per exporter (priors below; " << level << "% intervals)\n\n";
+            << "weighed again by " << j.rates << " public decode rates, " << j.floors << " CI floors and " << j.parts
+            << " part times of per-graph sets, with a factor per chip, a term per exporter and a level per set "
+            << "(priors below; " << level << "% intervals)\n\n";
   Table terms({"term", "prior", "prior log-sd", "posterior", "interval", "rates", "floors", "pulled most by", "pull"});
   for (const auto& t : j.terms)
     terms.add({t.kind + " " + t.key, fmt(t.prior, 2), fmt(t.prior_log_sd, 2), fmt(t.posterior.median, 2),
                range(t.posterior, 2), std::to_string(t.rates), std::to_string(t.floors), t.pulled_by, pct(t.pull)});
   terms.print(std::cout);
   std::cout << "\n(a chip's factor: its time for what " << chip << " does in 1 ms; an exporter's term: its time over "
-            << "layoutx's price of its layout; pull: the term's move when that record is left out)\n\n";
+            << "layoutx's price of its layout; a set's level: its parts' time over layoutx's price, nearly free, so "
+            << "the parts weigh the hypotheses by their shape alone; pull: the term's move when that record is left out)\n\n";
   Table recs({"record", "published ms", "fitted ms", "interval", "error / bound", "left out ms", "left-out error / bound"});
   for (const auto& r : j.records) {
     const auto bound = [&](bool kept) { return std::string(kept ? "kept" : "broken"); };
@@ -167,7 +173,12 @@ void print_public_joint(const explorer::PublicJoint& j, const std::string& chip,
   std::cout << "\ndecode rates: " << j.rates << ", median |error| in-sample " << fmt(100 * j.median_abs_error, 0)
             << "%, each left out " << fmt(100 * j.held_out_median_abs_error, 0) << "% (median error "
             << pct(j.held_out_median_error) << ")\nCI floors kept by the fitted median: " << j.floors_kept << " of "
-            << j.floors << " (each left out: " << j.floors_kept_held_out << ")\n\n";
+            << j.floors << " (each left out: " << j.floors_kept_held_out << ")\n";
+  if (j.parts > 0)
+    std::cout << "part times (ms per graph, under their set's level): " << j.parts << ", median |error| in-sample "
+              << fmt(100 * j.parts_median_abs_error, 0) << "%, each left out "
+              << fmt(100 * j.parts_held_out_median_abs_error, 0) << "%\n";
+  std::cout << "\n";
   Table srcs({"publication left out", "decode rates", "median |error|", "median error"});
   for (const auto& s : j.sources)
     if (s.rates > 0) srcs.add({s.id, std::to_string(s.rates), fmt(100 * s.median_abs_error, 0) + "%", pct(s.median_error)});

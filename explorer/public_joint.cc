@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "explorer/public_layouts.h"
+#include "explorer/public_shapes.h"
 #include "support/disk_memo.h"
 #include "support/error.h"
 #include "support/hash.h"
@@ -25,6 +26,7 @@ struct Problem {
   std::vector<JointTerm> terms;
   std::vector<JointObservation> obs;
   std::vector<const costmodel::PublicRecord*> records;  // each observation's (into the timings, not the checks)
+  std::vector<bool> part;  // each observation's: a plain part's time of a per-graph set (a level of its own)
   std::vector<std::string> term_kind, term_key;
 };
 
@@ -55,8 +57,35 @@ Problem build_problem(const std::vector<MemberChecks>& members, const std::strin
     for (const auto& m : members) o.price_ms.push_back(m.checks[i].device_ms);
     p.obs.push_back(std::move(o));
     p.records.push_back(&r);
+    p.part.push_back(false);
   }
   return p;
+}
+
+// A per-graph set's plain parts (decoder layers alone: its context sweep, part against part) as
+// observations under one level term of the set's own, nearly flat (kShapeLevelLogSd): the chip's
+// factor, the exporter's term and whatever else the set shares cancel into it, so the parts weigh
+// the hypotheses by how the time grows with the context and the layers, never by its level
+// (public-timings.md, caveat 2). The embedding's and the LM head's parts are left out: the sets
+// publish them in forms layoutx does not price (a 16-bit head, a gather alone).
+void add_part_observations(Problem& p, const PricedParts& parts) {
+  for (const PricedPartSet& set : parts.sets) {
+    std::vector<const PricedPart*> plain;
+    for (const PricedPart& part : set.parts)
+      if (part.plain && part.record->ms_per_graph) plain.push_back(&part);
+    if (plain.size() < 2) continue;  // one part alone has nothing but a level
+    const int level = term_index(p, "level", set.id + " " + set.model + " " + set.chip, 1.0, kShapeLevelLogSd);
+    for (const PricedPart* part : plain) {
+      JointObservation o;
+      o.published_ms = *part->record->ms_per_graph;
+      o.log_sd = std::hypot(part->record->rel_sd.value.value_or(kUnknownRelSd), kExportSpread);
+      o.terms = {level};
+      o.price_ms = part->member_ms;
+      p.obs.push_back(std::move(o));
+      p.records.push_back(part->record);
+      p.part.push_back(true);
+    }
+  }
 }
 
 // Each hypothesis axis (a position in the '/'-separated names) whose values differ, with the
@@ -99,12 +128,17 @@ struct Priced {
 Priced price_problem(const costmodel::Predictor& mixture, const costmodel::PublicTimings& t,
                      const costmodel::RuntimeSpec& runtime, const std::string& chip, const JointPriors& priors) {
   const std::vector<MemberChecks> members = price_public_by_member(mixture, t, runtime, chip);
+  const PricedParts parts = price_public_parts(mixture, t, runtime, chip);
   Priced out;
-  for (const auto& m : members) {
-    out.names.push_back(m.name);
-    out.team_weights.push_back(m.weight);
+  for (size_t h = 0; h < members.size(); ++h) {
+    // A member's name and weight come with its first priced graph: the parts' when no whole
+    // model was priced.
+    const bool from_parts = members[h].name.empty() && h < parts.names.size();
+    out.names.push_back(from_parts ? parts.names[h] : members[h].name);
+    out.team_weights.push_back(from_parts ? parts.weights[h] : members[h].weight);
   }
   out.problem = build_problem(members, chip, priors);
+  if (parts.weights.size() == members.size()) add_part_observations(out.problem, parts);
   return out;
 }
 
@@ -132,11 +166,12 @@ PublicJoint fit_public_joint(const costmodel::Predictor& mixture, const costmode
     out.terms.push_back(r);
   }
   // Every record in-sample, then left out (its fit also says how far it pulls each term).
-  std::vector<double> abs, held_abs, held;
+  std::vector<double> abs, held_abs, held, parts_abs, parts_held_abs;
   for (size_t i = 0; i < p.obs.size(); ++i) {
     JointRecord r;
     r.record = p.records[i];
     r.floor = p.obs[i].floor;
+    r.part = p.part[i];
     r.published_ms = p.obs[i].published_ms;
     r.fitted = costmodel::predict_joint(fit, p.obs[i], out.level);
     std::vector<bool> use(p.obs.size(), true);
@@ -157,22 +192,32 @@ PublicJoint fit_public_joint(const costmodel::Predictor& mixture, const costmode
       out.floors_kept += r.kept = r.fitted.median <= r.published_ms;
       out.floors_kept_held_out += r.kept_held_out = r.held_out.median <= r.published_ms;
     } else {
-      ++out.rates;
       r.error = r.fitted.median / r.published_ms - 1;
       r.held_out_error = r.held_out.median / r.published_ms - 1;
-      abs.push_back(std::abs(r.error));
-      held_abs.push_back(std::abs(r.held_out_error));
-      held.push_back(r.held_out_error);
+      if (r.part) {
+        ++out.parts;
+        parts_abs.push_back(std::abs(r.error));
+        parts_held_abs.push_back(std::abs(r.held_out_error));
+      } else {
+        ++out.rates;
+        abs.push_back(std::abs(r.error));
+        held_abs.push_back(std::abs(r.held_out_error));
+        held.push_back(r.held_out_error);
+      }
     }
     out.records.push_back(r);
   }
   out.median_abs_error = median(abs);
   out.held_out_median_abs_error = median(held_abs);
   out.held_out_median_error = median(held);
-  // Each publication's records left out together.
+  out.parts_median_abs_error = median(parts_abs);
+  out.parts_held_out_median_abs_error = median(parts_held_abs);
+  // Each publication's records left out together (not a per-graph set's: without its parts, its
+  // level is its prior's).
   std::map<std::string, std::vector<size_t>> by_id;
   std::vector<std::string> order;
   for (size_t i = 0; i < p.obs.size(); ++i) {
+    if (p.part[i]) continue;
     const std::string& id = p.records[i]->id;
     if (!by_id.count(id)) order.push_back(id);
     by_id[id].push_back(i);
@@ -208,7 +253,7 @@ JointWeights public_joint_weights(const costmodel::Predictor& mixture, const std
     std::istringstream in(*hit);
     JointWeights w;
     double x = 0;
-    if (in >> w.rates >> w.floors) {
+    if (in >> w.rates >> w.floors >> w.parts) {
       while (in >> x) w.weights.push_back(x);
       if (w.weights.size() == mixture.hypothesis_count()) return w;
     }
@@ -217,9 +262,10 @@ JointWeights public_joint_weights(const costmodel::Predictor& mixture, const std
   const Priced priced = price_problem(mixture, t, device.runtime, public_chip(device), priors);
   JointWeights w;
   w.weights = costmodel::fit_joint(priced.problem.terms, priced.problem.obs, priced.team_weights).weights;
-  for (const auto& o : priced.problem.obs) (o.floor ? w.floors : w.rates)++;
+  for (size_t i = 0; i < priced.problem.obs.size(); ++i)
+    (priced.problem.part[i] ? w.parts : priced.problem.obs[i].floor ? w.floors : w.rates)++;
   std::ostringstream out;
-  out << w.rates << ' ' << w.floors;
+  out << w.rates << ' ' << w.floors << ' ' << w.parts;
   out.precision(17);
   for (double x : w.weights) out << ' ' << x;
   memo.put(key, out.str());

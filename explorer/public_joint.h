@@ -7,7 +7,12 @@
 //   - a source's term (the record's exporter, with its runtime and host): prior 1, log-sd
 //     kSourcePriorLogSd: what an exporter's graphs cost beyond the layout layoutx prices;
 //   - each record's noise: hypot(its rel_sd, kExportSpread) for a rate; kExportSpread for a floor
-//     (a censored likelihood: the CI's minimum speed bounds the time from above).
+//     (a censored likelihood: the CI's minimum speed bounds the time from above);
+//   - a per-graph set's plain parts (T1: one export's 12-layer parts at contexts 512-4096, on
+//     another chip) under a level of the set's own with a nearly flat prior (kShapeLevelLogSd):
+//     what its chip, exporter and runtime do to every part alike cancels, so they weigh the
+//     hypotheses by the shape alone (how a part's time grows with the context). That shape is
+//     read as the device's: a knee that moves with the chip's VTCM would make it another chip's.
 // What it reports: every term's posterior beside its prior (and the record that pulls it most),
 // each record in-sample and left out, each source left out, the hypotheses' weights before and
 // after (summed per hypothesis axis: which w4 form the records favour), the floors kept.
@@ -29,6 +34,8 @@ namespace layoutx::explorer {
 // show how far the answer rests on them.
 inline constexpr double kChipPriorLogSd = 0.3;
 inline constexpr double kSourcePriorLogSd = 0.3;
+// A per-graph set's level: log-sd 3 (a factor of 20 at one sd), so the set's level is its own.
+inline constexpr double kShapeLevelLogSd = 3.0;
 struct JointPriors {
   double chip_log_sd = kChipPriorLogSd;
   double source_log_sd = kSourcePriorLogSd;
@@ -37,6 +44,7 @@ struct JointPriors {
 struct JointRecord {
   const costmodel::PublicRecord* record = nullptr;
   bool floor = false;
+  bool part = false;                  // a plain part's time of a per-graph set (under its level)
   double published_ms = 0;            // a floor's: the most a token may take
   costmodel::JointQuantile fitted;    // ms a token on the record's chip, every record in
   costmodel::JointQuantile held_out;  // the same with this record left out of the fit
@@ -45,10 +53,10 @@ struct JointRecord {
 };
 
 struct JointTermReport {
-  std::string kind, key;             // "chip" sm8650; "source" executorch static llama
+  std::string kind, key;             // "chip" sm8650; "source" executorch static llama; "level" T1 qwen3-4b x2_elite
   double prior = 1, prior_log_sd = 0;
   costmodel::JointQuantile posterior;  // the factor
-  int rates = 0, floors = 0;         // records behind it
+  int rates = 0, floors = 0;         // records behind it (a part's time counts as a rate)
   std::string pulled_by;             // the record whose leaving out moves the median most
   double pull = 0;                   // that move: median without it / median with it - 1
 };
@@ -74,6 +82,10 @@ struct PublicJoint {
   std::vector<JointSource> sources;
   double median_abs_error = 0, held_out_median_abs_error = 0, held_out_median_error = 0;
   int rates = 0, floors = 0, floors_kept = 0, floors_kept_held_out = 0;
+  // The parts' times: how many, and their median |error| in-sample and each left out (under
+  // their set's level: errors of the shape).
+  int parts = 0;
+  double parts_median_abs_error = 0, parts_held_out_median_abs_error = 0;
   double level = costmodel::kIntervalLevel;
 };
 
@@ -97,7 +109,7 @@ std::unique_ptr<costmodel::Predictor> public_joint_predictor(const costmodel::Pr
 // 2 s) only when the memo misses, so a verb that hits it pays for reading two files.
 struct JointWeights {
   std::vector<double> weights;  // one per mixed hypothesis, in its order
-  int rates = 0, floors = 0;
+  int rates = 0, floors = 0, parts = 0;
 };
 JointWeights public_joint_weights(const costmodel::Predictor& mixture, const std::string& path,
                                   const costmodel::DeviceSpec& device, const JointPriors& priors = {});

@@ -17,8 +17,9 @@ namespace {
 using costmodel::PublicRecord;
 
 // The record's part priced by `ev`: the part it names in the partition its question makes, which
-// must hold the layers it names. Throws Error saying why not.
-double part_ms(Evaluator& ev, const PublicQuestion& q, const PublicRecord& r, const costmodel::RuntimeSpec& runtime) {
+// must hold the layers it names; `plain`: it holds decoder layers alone. Throws Error saying why not.
+double part_ms(Evaluator& ev, const PublicQuestion& q, const PublicRecord& r, const costmodel::RuntimeSpec& runtime,
+               bool& plain) {
   const ModelStep s = price_model(ev, q.model, q.ctx, q.layout, runtime);
   const int part = *record_part(r.layout.this_record);
   if (part > static_cast<int>(s.parts.size()))
@@ -31,6 +32,7 @@ double part_ms(Evaluator& ev, const PublicQuestion& q, const PublicRecord& r, co
   } else if (!p.layers.empty()) {
     throw Error("part " + std::to_string(part) + " priced as " + p.name + ", which holds layers the record does not name");
   }
+  plain = !p.layers.empty() && !p.embed && !p.head;
   return p.ms;
 }
 
@@ -47,14 +49,13 @@ double weighted_quantile(std::vector<double> x, std::vector<double> w, double q)
 
 }  // namespace
 
-std::vector<ShapeSet> public_shape_ratios(const costmodel::Predictor& mixture, const costmodel::PublicTimings& t,
-                                          const costmodel::RuntimeSpec& runtime, const std::string& chip) {
+PricedParts price_public_parts(const costmodel::Predictor& mixture, const costmodel::PublicTimings& t,
+                               const costmodel::RuntimeSpec& runtime, const std::string& chip) {
   // The members, each a predictor of its own (one calibration: itself, all the weight).
   MemberPredictor::Figures figures;
   std::vector<std::unique_ptr<MemberPredictor>> members;
   std::vector<std::unique_ptr<Evaluator>> evaluators;
   const size_t n = std::max<size_t>(mixture.hypothesis_count(), 1);
-  std::vector<double> weight(n, 1.0);
   if (mixture.hypothesis_count() == 0) {
     evaluators.push_back(std::make_unique<Evaluator>(mixture));
   } else {
@@ -63,17 +64,18 @@ std::vector<ShapeSet> public_shape_ratios(const costmodel::Predictor& mixture, c
       evaluators.push_back(std::make_unique<Evaluator>(*members.back()));
     }
   }
-  // The sets, in the file's order of their first record.
-  std::vector<ShapeSet> sets;
+  PricedParts out;
   std::map<std::string, size_t> set_of;  // id|model|chip -> its set
-  // Per set: each priced record with its part's ms under each member, in the file's order.
-  std::vector<std::vector<std::pair<const PublicRecord*, std::vector<double>>>> priced;
   for (const auto& r : t.records) {
     if (r.kind != costmodel::PublicKind::kGraphTime || !record_part(r.layout.this_record)) continue;
     const std::string key = r.id + "|" + r.model + "|" + r.chip;
-    auto [it, fresh] = set_of.emplace(key, sets.size());
-    if (fresh) sets.push_back({r.id, r.model, r.chip}), priced.emplace_back();
-    ShapeSet& set = sets[it->second];
+    auto [it, fresh] = set_of.emplace(key, out.sets.size());
+    if (fresh) {
+      PricedPartSet set;
+      set.id = r.id, set.model = r.model, set.chip = r.chip;
+      out.sets.push_back(std::move(set));
+    }
+    PricedPartSet& set = out.sets[it->second];
     std::string why_not;
     const auto q = public_question(r, t, chip, why_not, true);
     if (!q) {
@@ -81,40 +83,55 @@ std::vector<ShapeSet> public_shape_ratios(const costmodel::Predictor& mixture, c
       continue;
     }
     try {
-      std::vector<double> ms;
-      for (auto& ev : evaluators) ms.push_back(part_ms(*ev, *q, r, runtime));
-      priced[it->second].emplace_back(&r, std::move(ms));
-      if (!set.reference && !record_layers(r.layout.this_record)) continue;  // no layers: not the reference
-      if (!set.reference) set.reference = &r, set.approximations = q->approximations;
+      PricedPart part;
+      part.record = &r;
+      bool plain = false;
+      for (auto& ev : evaluators) part.member_ms.push_back(part_ms(*ev, *q, r, runtime, plain));
+      part.plain = plain;
+      set.parts.push_back(std::move(part));
+      if (!set.reference && record_layers(r.layout.this_record)) set.reference = &r, set.approximations = q->approximations;
     } catch (const Error& e) {
       set.not_priced.push_back({&r, std::string("not priced: ") + e.what()});
     }
   }
+  std::erase_if(out.sets, [](const PricedPartSet& s) { return s.reference == nullptr; });
+  out.weights.assign(n, 1.0);
   if (mixture.hypothesis_count() > 0 && !figures.empty())
-    for (size_t i = 0; i < n; ++i) weight[i] = figures.begin()->second.at(i).weight;
-  const double total = std::accumulate(weight.begin(), weight.end(), 0.0);
-  for (double& w : weight) w /= total;
-  auto mean = [&](const std::vector<double>& x) { return std::inner_product(x.begin(), x.end(), weight.begin(), 0.0); };
+    for (size_t i = 0; i < n; ++i) {
+      out.names.push_back(figures.begin()->second.at(i).name);
+      out.weights[i] = figures.begin()->second.at(i).weight;
+    }
+  const double total = std::accumulate(out.weights.begin(), out.weights.end(), 0.0);
+  for (double& w : out.weights) w /= total;
+  return out;
+}
 
+std::vector<ShapeSet> public_shape_ratios(const costmodel::Predictor& mixture, const costmodel::PublicTimings& t,
+                                          const costmodel::RuntimeSpec& runtime, const std::string& chip) {
+  const PricedParts priced = price_public_parts(mixture, t, runtime, chip);
+  const std::vector<double>& weight = priced.weights;
+  const size_t n = weight.size();
+  auto mean = [&](const std::vector<double>& x) { return std::inner_product(x.begin(), x.end(), weight.begin(), 0.0); };
   std::vector<ShapeSet> out;
-  for (size_t k = 0; k < sets.size(); ++k) {
-    ShapeSet& set = sets[k];
-    if (!set.reference) continue;
-    const auto& records = priced[k];
+  for (const PricedPartSet& p : priced.sets) {
+    ShapeSet set;
+    set.id = p.id, set.model = p.model, set.chip = p.chip, set.reference = p.reference;
+    set.approximations = p.approximations;
+    set.not_priced = p.not_priced;
     const std::vector<double>& ref =
-        std::find_if(records.begin(), records.end(), [&](const auto& p) { return p.first == set.reference; })->second;
+        std::find_if(p.parts.begin(), p.parts.end(), [&](const PricedPart& x) { return x.record == p.reference; })->member_ms;
     set.reference_device_ms = mean(ref);
-    for (const auto& [r, ms] : records) {
-      if (r == set.reference) continue;
+    for (const PricedPart& part : p.parts) {
+      if (part.record == p.reference) continue;
       ShapeRatio s;
-      s.record = r;
-      s.published = *r->ms_per_graph / *set.reference->ms_per_graph;
+      s.record = part.record;
+      s.published = *part.record->ms_per_graph / *p.reference->ms_per_graph;
       std::vector<double> ratio(n);
-      for (size_t i = 0; i < n; ++i) ratio[i] = ms[i] / ref[i];
+      for (size_t i = 0; i < n; ++i) ratio[i] = part.member_ms[i] / ref[i];
       s.predicted = mean(ratio);
       s.low = weighted_quantile(ratio, weight, 0.05);
       s.high = weighted_quantile(ratio, weight, 0.95);
-      s.device_ms = mean(ms);
+      s.device_ms = mean(part.member_ms);
       set.ratios.push_back(s);
     }
     if (!set.ratios.empty()) out.push_back(std::move(set));

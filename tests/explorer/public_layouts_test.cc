@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 
+#include "explorer/public_joint.h"
 #include "explorer/public_layouts.h"
 #include "explorer/public_shapes.h"
 #include "tests/explorer/fake_predictor.h"
@@ -148,6 +149,70 @@ TEST(PublicShapes, RatiosWithinASourceDivideByItsFirstLayerPart) {
   for (const auto& r : s.ratios) EXPECT_EQ(r.low, r.high) << "one calibration has no spread";
   EXPECT_EQ(s.not_priced.size(), 7u);
   for (const auto& [r, why] : s.not_priced) EXPECT_THAT(why, HasSubstr("not a decode graph: AR 128")) << r->key;
+}
+
+// Two hypotheses that agree at small contexts and differ in how a layer's time grows with it:
+// "flat" is the transparent predictor, "steep" adds 20 ms a layer at 4096 (linear in the
+// context). Equal prior weights.
+class TwoShapes : public costmodel::Predictor {
+ public:
+  costmodel::Prediction member(const model::LayerGraph& g, size_t m) const {
+    costmodel::Prediction p = fake_.predict(g);
+    if (m == 1) p.latency_ms += 20.0 * g.layer.context / 4096.0;
+    p.low_ms = 0.95 * p.latency_ms, p.high_ms = 1.05 * p.latency_ms;
+    return p;
+  }
+  costmodel::Prediction predict(const model::LayerGraph& g) const override {
+    costmodel::Prediction p = member(g, 0);
+    p.latency_ms = 0.5 * (p.latency_ms + member(g, 1).latency_ms);
+    return p;
+  }
+  size_t hypothesis_count() const override { return 2; }
+  std::vector<costmodel::HypothesisFigure> predict_each(const model::LayerGraph& g) const override {
+    return {{"flat", 0.5, member(g, 0)}, {"steep", 0.5, member(g, 1)}};
+  }
+  std::string device() const override { return "fake-device"; }
+  std::string calibration_id() const override { return "two-shapes"; }
+
+ private:
+  testing::FakePredictor fake_;
+};
+
+// T1's records of the shipped timings (no other), its layer parts' times replaced: each is
+// `level` times what hypothesis `like` prices it (so the set's shape is that hypothesis's).
+costmodel::PublicTimings t1_shaped_like(const TwoShapes& mixture, size_t like, double level) {
+  costmodel::PublicTimings t = shipped();
+  std::erase_if(t.records, [](const costmodel::PublicRecord& r) { return r.id != "T1"; });
+  const PricedParts parts = price_public_parts(mixture, t, costmodel::RuntimeSpec{}, "sm8750");
+  for (auto& r : t.records)
+    for (const auto& set : parts.sets)
+      for (const auto& part : set.parts)
+        if (part.plain && part.record->key == r.key) r.ms_per_graph = level * part.member_ms[like];
+  return t;
+}
+
+// A per-graph set's plain parts weigh the hypotheses by their shape alone (issue 36: T1 as
+// evidence): the set's level is a term of its own, so scaling every part leaves the weights
+// where they were, and parts that grow like one hypothesis move weight to it. The embedding's
+// and the head's parts stay out.
+TEST(PublicJoint, APerGraphSetWeighsTheHypothesesByItsShapeNotItsLevel) {
+  const TwoShapes mixture;
+  const auto steep = t1_shaped_like(mixture, 1, 0.5);
+  const PublicJoint a = fit_public_joint(mixture, steep, costmodel::RuntimeSpec{}, "sm8750");
+  EXPECT_EQ(a.parts, 5);  // part 2 at four contexts, part 3
+  int levels = 0;
+  for (const auto& t : a.terms) levels += t.kind == "level" && t.key == "T1 qwen3-4b x2_elite";
+  EXPECT_EQ(levels, 1);
+  for (const auto& r : a.records)
+    if (r.part) {
+      EXPECT_THAT(r.record->key, Not(HasSubstr("lmhead"))) << "the head's part is not a plain part";
+    }
+  const PublicJoint a3 = fit_public_joint(mixture, t1_shaped_like(mixture, 1, 1.5), costmodel::RuntimeSpec{}, "sm8750");
+  EXPECT_NEAR(a3.joint_weights[1], a.joint_weights[1], 1e-3) << "the level is the set's own";
+  const PublicJoint b = fit_public_joint(mixture, t1_shaped_like(mixture, 0, 0.5), costmodel::RuntimeSpec{}, "sm8750");
+  EXPECT_GT(a.joint_weights[1], 0.9) << "steep parts favour the steep hypothesis";
+  EXPECT_LT(b.joint_weights[1], 0.1) << "flat parts, the flat one";
+  EXPECT_EQ(a.rates + a.floors, 0);
 }
 
 }  // namespace
