@@ -12,9 +12,9 @@ int64_t tiled_bytes(const model::Shape& shape, model::DType dtype, int channel_p
   return (model::padded_numel(shape, channel_pad) * model::dtype_bits(dtype) + 7) / 8;
 }
 
-int64_t weight_bytes(const model::OpNode& w, const Structure& s) {
+int64_t weight_bytes(const model::OpNode& w, const Structure& s, bool conv) {
   // Expanded 4-bit weights reach the matrix unit as 8-bit ones: the bytes it consumes.
-  if (w.dtype == model::DType::kI4 && s.w4_expanded(w.block)) return model::tensor_bytes(w.shape, model::DType::kI8);
+  if (w.dtype == model::DType::kI4 && s.w4_expanded(w.block, conv)) return model::tensor_bytes(w.shape, model::DType::kI8);
   return model::node_bytes(w);  // packed: 4 bits a weight, plus a block-quantized weight's block scales
 }
 
@@ -34,7 +34,8 @@ OpFeatures features(const model::LayerGraph& g, const LoweredOp& op, int channel
     for (model::Vertex u : g.operands(v)) {
       const model::OpNode& o = g.op(u);
       if (o.kind == model::OpKind::kConstant) continue;
-      f.bytes += static_cast<double>(model::is_folded_weight(g, u) ? weight_bytes(model::folded_weight_node(g, u), s)
+      f.bytes += static_cast<double>(model::is_folded_weight(g, u) ? weight_bytes(model::folded_weight_node(g, u), s,
+                                                                                  n.kind == model::OpKind::kConv)
                                                                     : tiled_bytes(o.shape, o.dtype, channel_pad, false));
     }
     const int64_t out_bytes = tiled_bytes(n.shape, n.dtype, channel_pad, false);

@@ -38,8 +38,8 @@ int64_t tiled_bytes(const model::Shape& shape, model::DType dtype, int channel_p
 
 // Bytes a weight tensor streams under the structure `s`: packed (4-bit: half a byte per element,
 // plus a block-quantized weight's 4-bit block scales), or its 8-bit bytes when `s` expands it
-// (Structure::w4_expanded). Unpadded.
-int64_t weight_bytes(const model::OpNode& w, const Structure& s);
+// (Structure::w4_expanded; `conv`: the op reading it is a 1x1 Conv). Unpadded.
+int64_t weight_bytes(const model::OpNode& w, const Structure& s, bool conv);
 
 // Features of one lowered op of graph `g` under the structure `s` (tile height; 4-bit weights
 // packed or expanded to 8 bits before the matrix unit).

@@ -47,6 +47,7 @@ DistinctStructures distinct_structures(const model::LayerGraph& graph, const std
                    }};
   facts.block_weights = model::block_rows(graph.variant.weight_quant()) > 0;
   facts.per_head = graph.variant.heads() == model::HeadsForm::kPerHead;
+  facts.conv_projections = graph.variant.projection() == model::ProjectionForm::kConv1x1;
   s.effective.reserve(members.size());
   for (const DeviceSpec* d : members) {
     ask.member = d;

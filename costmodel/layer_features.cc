@@ -134,7 +134,9 @@ LayerFeatures featurize_ops(const model::LayerGraph& g, const DeviceSpec& device
     if (f.ops[i].op_class == OpClass::kMatMulWeight)
       for (model::Vertex v : f.ops[i].vertices)
         for (model::Vertex u : g.operands(v))
-          if (model::is_folded_weight(g, u)) f.weight_bytes += static_cast<double>(weight_bytes(model::folded_weight_node(g, u), s));
+          if (model::is_folded_weight(g, u))
+            f.weight_bytes += static_cast<double>(
+                weight_bytes(model::folded_weight_node(g, u), s, g.op(v).kind == model::OpKind::kConv));
   add_operand_transposes(g, device.channel_pad, f);
   return f;
 }

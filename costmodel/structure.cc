@@ -23,16 +23,21 @@ std::vector<StructureSwitch> shipped_switches() {
   t.push_back({.key = "live_min_kb", .hash_name = "live_min_kb", .default_value = 64, .hashed_at_default = true,
                .meaning = "a tensor is cache-sized (enters the live set) from this size, KiB"});
   // expanded_per_channel is `expanded` for a graph whose 4-bit weights are per channel and
-  // `packed` for one with block-quantized weights: the team's graphs featurize alike under both.
-  t.push_back({.key = "w4_weights", .hash_name = "w4", .choices = {"packed", "expanded", "expanded_per_channel"},
+  // `packed` for one with block-quantized weights; expanded_matmul is `packed` for a graph whose
+  // projections are 1x1 Convs too: the team's graphs (per channel, MatMul) featurize alike under
+  // the last three.
+  t.push_back({.key = "w4_weights", .hash_name = "w4",
+               .choices = {"packed", "expanded", "expanded_per_channel", "expanded_matmul"},
                .hashed_at_default = true,
                .effective = [](const Structure&, double v, const GraphFacts& g) {
                  if (g.precision != model::Precision::kW4A16) return 0.0;
                  if (v == 2) return g.block_weights ? 0.0 : 1.0;
+                 if (v == 3) return g.block_weights || g.conv_projections ? 0.0 : 1.0;
                  return v;
                },
-               .meaning = "4-bit weights stream packed, are expanded to 8 bits before the matrix unit, or are "
-                          "expanded only when quantized per channel"});
+               .meaning = "4-bit weights stream packed, are expanded to 8 bits before the matrix unit, are "
+                          "expanded only when quantized per channel, or only when quantized per channel and "
+                          "read by a MatMul"});
   t.push_back({.key = "explicit_softmax", .hash_name = "softmax", .choices = {"as_written", "fused"},
                .hashed_at_default = true,
                .effective = [](const Structure&, double v, const GraphFacts& g) {

@@ -25,9 +25,10 @@ class MapReader;
 namespace layoutx::costmodel {
 
 // 4-bit weights: packed (stream as packed bytes, half of 8-bit: bound by the bytes), expanded
-// to 8 bits on the vector unit before the matrix unit (the projection costs the 8-bit bytes), or
-// expanded only when quantized per output channel (block-quantized LPBQ weights stream packed).
-enum class W4Weights { kPacked, kExpanded, kExpandedPerChannel };
+// to 8 bits on the vector unit before the matrix unit (the projection costs the 8-bit bytes),
+// expanded only when quantized per output channel (block-quantized LPBQ weights stream packed),
+// or expanded only when quantized per channel and read by a MatMul (a 1x1 Conv's stream packed).
+enum class W4Weights { kPacked, kExpanded, kExpandedPerChannel, kExpandedMatMul };
 
 // The shipped switches, in table order.
 enum class Switch : size_t {
@@ -66,9 +67,16 @@ struct Structure {
   double vtcm_budget_mb() const { return get(Switch::kVtcmBudgetMb); }
   double live_min_kb() const { return get(Switch::kLiveMinKb); }
   W4Weights w4_weights() const { return static_cast<W4Weights>(static_cast<int>(get(Switch::kW4Weights))); }
-  // Whether a 4-bit weight (per channel, or in blocks of `block` rows) costs its 8-bit bytes.
-  bool w4_expanded(int block) const {
-    return w4_weights() == W4Weights::kExpanded || (w4_weights() == W4Weights::kExpandedPerChannel && block == 0);
+  // Whether a 4-bit weight (per channel, or in blocks of `block` rows) read by a MatMul or, with
+  // `conv`, by a 1x1 Conv costs its 8-bit bytes.
+  bool w4_expanded(int block, bool conv) const {
+    switch (w4_weights()) {
+      case W4Weights::kExpanded: return true;
+      case W4Weights::kExpandedPerChannel: return block == 0;
+      case W4Weights::kExpandedMatMul: return block == 0 && !conv;
+      case W4Weights::kPacked: return false;
+    }
+    return false;
   }
   bool fuse_explicit_softmax() const { return get(Switch::kFuseExplicitSoftmax) != 0; }
   bool relayout_cache_inputs() const { return get(Switch::kRelayoutCacheInputs) != 0; }
@@ -88,6 +96,7 @@ struct GraphFacts {
   // copy reads (costmodel/layer_features.h cache_inputs_read_in_place); asked only when needed.
   std::function<bool(double live_min_kb)> reads_cache_in_place;
   bool block_weights = false;  // 4-bit weights quantized in blocks (weight_quant=blockN)
+  bool conv_projections = false;  // weight projections written as 1x1 Convs (projection=conv1x1)
   bool per_head = false;       // per-head op chains (heads=per_head)
 };
 

@@ -69,6 +69,14 @@ namespace {
 // embedding apart and the head in the last.
 bool embedding_in_graph(const std::string& exporter) { return exporter.rfind("executorch", 0) == 0; }
 
+// The exporters that write every Linear as a 1x1 Conv: ExecuTorch's static llama
+// (../shared/docs/htp-facts.md, "How Qualcomm's exporters lay out a decode step") and AI Hub's
+// (quic/ai-hub-models qai_hub_models/models/_shared/llama3/model_adaptations.py, SHALlamaAttention:
+// q/k/v/o as nn.Conv2d(.., 1), since 2024). The others' form is not read: MatMul, said.
+bool linear_as_conv(const std::string& exporter) {
+  return exporter == "executorch static llama" || exporter.rfind("ai hub", 0) == 0;
+}
+
 const char* precision_of_bits(int bits) { return bits <= 4 ? "w4a16" : bits <= 8 ? "w8a16" : "fp16"; }
 
 }  // namespace
@@ -152,6 +160,8 @@ std::optional<PublicQuestion> public_question(const PublicRecord& r, const costm
   if (l.kv_io == "per_head" || l.kv_io == "per_kv_head")
     a.push_back("K/V passed " + l.kv_io + ": priced as one tensor a layer");
   if (l.masked_softmax.known() && *l.masked_softmax.value) sets.push_back("softmax=masked");
+  if (linear_as_conv(l.exporter)) sets.push_back("projection=conv1x1");
+  else a.push_back("projection form not read for " + l.exporter + ": MatMul priced");
   const bool window = l.new_entries_only.known() && !*l.new_entries_only.value;
   if (window) sets.push_back("returns=window");
   else if (!l.new_entries_only.known() && l.kv_update != "smart_mask")

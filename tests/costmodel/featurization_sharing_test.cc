@@ -46,10 +46,11 @@ void expect_same(const LayerFeatures& a, const LayerFeatures& b, const DeviceSpe
   for (Eigen::Index i = 0; i < ra.size(); ++i) EXPECT_EQ(ra[i], rb[i]) << at << " coefficient " << i;
 }
 
-// Every member of the shipped mixture on `heads` graphs where the switches matter: 4-bit weights,
+// Every member of the shipped mixture on graphs with the setting `extra` (heads=per_head,
+// projection=conv1x1) where the switches matter: 4-bit weights,
 // an explicit softmax, caches read in place or copied, live sets below, between and above the
 // knees. Returns how many member featurizations were shared.
-size_t check_members(const char* heads) {
+size_t check_members(const char* extra) {
   std::ostringstream log;
   const auto pr = load_default_hypothesis_predictor(log);
   std::vector<const DeviceSpec*> specs;
@@ -61,12 +62,12 @@ size_t check_members(const char* heads) {
     for (const char* precision : {"precision=fp16", "precision=w4a16"})
       for (auto t : {model::LayerType::kSliding, model::LayerType::kFull})
         for (int ctx : {768, 4096, 32768}) {
-          const auto g = model::build_layer_graph(m.layer(t, ctx), model::parse_variant(layout, {precision, heads, "softmax=explicit"}));
+          const auto g = model::build_layer_graph(m.layer(t, ctx), model::parse_variant(layout, {precision, extra, "softmax=explicit"}));
           const MemberFeatures mf = cache.featurize(g, specs);
           EXPECT_EQ(mf.of_member.size(), specs.size());
           shared += specs.size() - mf.features.size();
           for (size_t h = 0; h < specs.size(); ++h) {
-            const std::string at = std::string(layout) + " " + precision + " " + heads + " " + model::to_string(t) + " " +
+            const std::string at = std::string(layout) + " " + precision + " " + extra + " " + model::to_string(t) + " " +
                                    std::to_string(ctx) + " member " + std::to_string(h);
             expect_same(mf.features[mf.of_member[h]], featurize_layer(g, *specs[h]), *specs[h], at);
           }
@@ -83,6 +84,10 @@ TEST(FeaturizationSharing, EachMembersFeaturizationIsItsOwnBitForBit) {
 // cache-relaid member and one that reads in place keep their own featurizations (they shared
 // one, and the second got the first's two re-layout copies, before this was asked of the twin).
 TEST(FeaturizationSharing, PerHeadGraphsPricedAsTheirGroupedTwin) { check_members("heads=per_head"); }
+
+// 1x1-Conv projections: w4-expanded-matmul streams their per-channel 4-bit weights packed, so its
+// members share the packed members' featurization there and the expanded ones' on MatMuls.
+TEST(FeaturizationSharing, ConvProjectionsUnderEveryW4Reading) { check_members("projection=conv1x1"); }
 
 // A live-set peak asked twice of the memo is computed once and the same.
 TEST(FeaturizationSharing, TheLivePeakMemoAnswersAsTheLiveSet) {

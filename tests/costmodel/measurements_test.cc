@@ -174,16 +174,16 @@ TEST(DeviceSpec, ShippedLoadsAndRejectsTwoCoefficientsForOneCell) {
 TEST(DeviceSpec, AxesThatMultiplyPastTheLimitAreAnError) {
   std::ifstream in(kConfigs + "/devices/galaxy-s25.yaml");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  ASSERT_EQ(load_device_text(text, "s25.yaml").hypotheses.size(), 720u);
-  for (int i = 0; i < 4; ++i)  // 720 x 3^4 = 58320
+  ASSERT_EQ(load_device_text(text, "s25.yaml").hypotheses.size(), 960u);
+  for (int i = 0; i < 4; ++i)  // 960 x 3^4 = 77760
     text += "  - axis: extra" + std::to_string(i) + "\n    options:\n" +
             "      - {name: a, claim: c, source: s}\n      - {name: b, claim: c, source: s}\n" +
             "      - {name: c, claim: c, source: s}\n";
   try {
     load_device_text(text, "s25.yaml");
-    FAIL() << "loaded 58320 hypotheses";
+    FAIL() << "loaded 77760 hypotheses";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("hypothesis_axes[6]: the axes so far combine into 720 x 3 hypotheses, more than 1024"),
+    EXPECT_NE(std::string(e.what()).find("hypothesis_axes[6]: the axes so far combine into 960 x 3 hypotheses, more than 1024"),
               std::string::npos)
         << e.what();
   }

@@ -111,5 +111,28 @@ TEST(StructureTable, TheEffectiveStructureClearsWhatAGraphCannotSee) {
   EXPECT_TRUE(f.relayout_cache_inputs());
 }
 
+// w4-expanded-matmul (issue 36): a per-channel 4-bit weight costs its 8-bit bytes when a MatMul
+// reads it and its packed bytes when a 1x1 Conv does; block-quantized ones stream packed. The
+// effective structure says the same per graph (what the featurization cache shares by).
+TEST(StructureTable, ExpandedMatMulExpandsWhatAMatMulReadsAndNotAConv) {
+  Structure s;
+  s.set(Switch::kW4Weights, static_cast<double>(W4Weights::kExpandedMatMul));
+  EXPECT_TRUE(s.w4_expanded(0, false));
+  EXPECT_FALSE(s.w4_expanded(0, true));
+  EXPECT_FALSE(s.w4_expanded(64, false));
+  Structure pc;
+  pc.set(Switch::kW4Weights, static_cast<double>(W4Weights::kExpandedPerChannel));
+  EXPECT_TRUE(pc.w4_expanded(0, true)) << "per channel: a Conv's weights expand too";
+  GraphFacts matmul{model::Precision::kW4A16, model::SoftmaxForm::kFused, [](double) { return false; }};
+  GraphFacts conv = matmul;
+  conv.conv_projections = true;
+  GraphFacts block = matmul;
+  block.block_weights = true;
+  EXPECT_EQ(StructureTable::shipped().effective(s, matmul).w4_weights(), W4Weights::kExpanded);
+  EXPECT_EQ(StructureTable::shipped().effective(s, conv).w4_weights(), W4Weights::kPacked);
+  EXPECT_EQ(StructureTable::shipped().effective(s, block).w4_weights(), W4Weights::kPacked);
+  EXPECT_EQ(StructureTable::shipped().effective(pc, conv).w4_weights(), W4Weights::kExpanded);
+}
+
 }  // namespace
 }  // namespace layoutx::costmodel
