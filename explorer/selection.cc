@@ -42,10 +42,16 @@ Choice select_layer(Evaluator& ev, const model::LayerSpec& layer, model::Precisi
   const model::AxisScope scope(layer);
   c.incumbent = policy.incumbent ? *policy.incumbent : incumbent(layer.type, precision, scope);
 
-  // 1. Ask for every point of the space: latency and legality (cheap, cached per shape).
-  for (const auto& v : meaningful_variants(precision, scope)) {
+  // 1. Ask for every point of the space: latency and legality (cheap, cached per shape). A fixed
+  // axis the search enumerates keeps the variants holding its value; one it keeps at its default
+  // (Axis::explored false: projection, heads) is set on every variant instead, so a question
+  // fixing projection=conv1x1 is searched among 1x1-Conv variants rather than finding none.
+  for (model::Variant v : meaningful_variants(precision, scope)) {
     bool fixed_ok = true;
-    for (const auto& [axis, value] : policy.fixed_axes) fixed_ok = fixed_ok && model::axis_value(v, axis) == value;
+    for (const auto& [axis, value] : policy.fixed_axes) {
+      if (model::design_space().axis(axis).explored) fixed_ok = fixed_ok && model::axis_value(v, axis) == value;
+      else model::design_space().set(v, axis, value);
+    }
     if (!fixed_ok) continue;
     Candidate k;
     k.eval = ev.evaluate(layer, v);

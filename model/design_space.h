@@ -50,10 +50,12 @@ struct Axis {
   // k_layout, sliding_cache); its values differ by float rounding only (tests/numerics), so a
   // fidelity figure is measured once, at the default (numerics_representative).
   bool numerics_exact = false;
-  // Enumerated by variants(). false: priced (predict, step and --set take it) but kept at its
-  // default by the search, because the cost model prices its values alike (projection: a 1x1
-  // Conv lowers to the same matrix-unit op with the same bytes and MACs as the MatMul), so
-  // enumerating it would double the space for twins that can never be told apart.
+  // Enumerated by variants(). false: priced (predict, step and --set take it; a question that
+  // fixes it is searched with it set on every candidate, explorer/selection.cc) but kept at its
+  // default by the search, because the cost model prices its values alike but for one hypothesis
+  // (projection: a 1x1 Conv lowers to the same matrix-unit op with the same bytes and MACs as the
+  // MatMul; only w4-expanded-matmul streams a Conv's per-channel 4-bit weights packed), so
+  // enumerating it would double the space for twins that are told apart by that alone.
   bool explored = true;
   // Spelled in every key even at its default (precision: what every stored timing is split by).
   bool in_every_key = false;

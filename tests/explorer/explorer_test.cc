@@ -96,6 +96,28 @@ TEST_F(ExplorerTest, SelectionNeverChoosesARefusedVariantAndNamesTheRunnerUp) {
   EXPECT_EQ(c.chosen.eval.variant.returns(), model::KvReturn::kNewEntry);
 }
 
+// A fixed axis the search keeps at its default (projection, heads: not explored) is set on every
+// candidate, so the question is searched among them (it found no variant before); a fixed axis
+// it explores keeps the candidates holding the value.
+TEST_F(ExplorerTest, AFixedAxisTheSearchDoesNotExploreIsSetOnEveryCandidate) {
+  SelectionPolicy conv;
+  conv.fixed_axes["projection"] = "conv1x1";
+  conv.fixed_axes["heads"] = "per_head";
+  conv.fixed_axes["returns"] = "new_entry";
+  Choice c = select_layer(ev, spark.layer(LayerType::kSliding, 4096), Precision::kW4A16, conv);
+  ASSERT_FALSE(c.candidates.empty());
+  for (const auto& k : c.candidates) {
+    EXPECT_EQ(k.eval.variant.projection(), model::ProjectionForm::kConv1x1) << k.eval.variant.key();
+    EXPECT_EQ(k.eval.variant.heads(), model::HeadsForm::kPerHead) << k.eval.variant.key();
+    EXPECT_EQ(k.eval.variant.returns(), model::KvReturn::kNewEntry) << k.eval.variant.key();
+  }
+  EXPECT_EQ(c.chosen.eval.variant.projection(), model::ProjectionForm::kConv1x1);
+  SelectionPolicy open;
+  open.fixed_axes["returns"] = "new_entry";
+  EXPECT_EQ(select_layer(ev, spark.layer(LayerType::kSliding, 4096), Precision::kW4A16, open).candidates.size(),
+            c.candidates.size());  // as many: set, not multiplied
+}
+
 TEST_F(ExplorerTest, UntestedCandidatesDoNotWinButAreListedWithTheirSaving) {
   // Under the fake predictor the score-space join skips the full cache's Concat: fastest at 4k.
   const model::LayerSpec full = spark.layer(LayerType::kFull, 4096);
