@@ -29,7 +29,7 @@ LoadedPredictor weigh(LoadedPredictor p, const std::string& evidence, bool shipp
     std::cerr << "layoutx: the public records do not weigh the hypotheses (" << e.what() << "); the team's weights stand\n";
     return p;
   }
-  if (joint.rates + joint.floors == 0) {
+  if (joint.rates + joint.floors + joint.parts == 0) {
     if (evidence == "all") throw Error("--evidence all: no public record is priced on " + p.device.name + "'s chip");
     return p;
   }
