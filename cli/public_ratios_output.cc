@@ -33,9 +33,7 @@ void write_json(const std::vector<explorer::ShapeSet>& sets, const std::string& 
       w.end_object();
     }
     w.end_array();
-    w.key("approximations").begin_array();
-    for (const auto& a : s.approximations) w.value(a);
-    w.end_array();
+    w.field("approximations", s.approximations);
     w.key("not_priced").begin_array();
     for (const auto& [r, why] : s.not_priced) {
       w.begin_object();

@@ -127,18 +127,18 @@ struct Priced {
 
 Priced price_problem(const costmodel::Predictor& mixture, const costmodel::PublicTimings& t,
                      const costmodel::RuntimeSpec& runtime, const std::string& chip, const JointPriors& priors) {
-  const std::vector<MemberChecks> members = price_public_by_member(mixture, t, runtime, chip);
-  const PricedParts parts = price_public_parts(mixture, t, runtime, chip);
+  // One set of members for both pricings: a graph priced for one is priced once, and the members'
+  // names and weights are known when either priced anything.
+  MixtureMembers each(mixture);
+  const std::vector<MemberChecks> members = price_public_by_member(each, t, runtime, chip);
+  const PricedParts parts = price_public_parts(each, t, runtime, chip);
   Priced out;
-  for (size_t h = 0; h < members.size(); ++h) {
-    // A member's name and weight come with its first priced graph: the parts' when no whole
-    // model was priced.
-    const bool from_parts = members[h].name.empty() && h < parts.names.size();
-    out.names.push_back(from_parts ? parts.names[h] : members[h].name);
-    out.team_weights.push_back(from_parts ? parts.weights[h] : members[h].weight);
+  for (size_t h = 0; h < each.size(); ++h) {
+    out.names.push_back(each.name(h));
+    out.team_weights.push_back(each.weight(h));
   }
   out.problem = build_problem(members, chip, priors);
-  if (parts.weights.size() == members.size()) add_part_observations(out.problem, parts);
+  add_part_observations(out.problem, parts);
   return out;
 }
 

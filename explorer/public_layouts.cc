@@ -326,28 +326,25 @@ PublicSummary summarize_public(const std::vector<PublicCheck>& checks, const std
   return s;
 }
 
-std::vector<MemberChecks> price_public_by_member(const costmodel::Predictor& mixture, const costmodel::PublicTimings& t,
+std::vector<MemberChecks> price_public_by_member(MixtureMembers& members, const costmodel::PublicTimings& t,
                                                  const costmodel::RuntimeSpec& runtime, const std::string& chip) {
   std::vector<MemberChecks> out;
   const std::vector<PublicAsked> asked = ask_public_records(t, chip);  // the same questions for every member
-  if (mixture.hypothesis_count() == 0) {  // one calibration: itself, with all the weight
-    Evaluator ev(mixture);
-    out.push_back({mixture.calibration_id(), 1.0, price_public_records(ev, asked, t, runtime, chip)});
-    return out;
-  }
-  MemberPredictor::Figures figures;
-  for (size_t i = 0; i < mixture.hypothesis_count(); ++i) {
-    MemberPredictor member(mixture, i, figures);
-    Evaluator ev(member);
+  for (size_t i = 0; i < members.size(); ++i) {
+    Evaluator ev(members[i]);
     MemberChecks m;
     m.checks = price_public_records(ev, asked, t, runtime, chip);
-    if (!figures.empty()) {
-      m.name = figures.begin()->second.at(i).name;
-      m.weight = figures.begin()->second.at(i).weight;
-    }
+    m.name = members.name(i);
+    m.weight = members.weight(i);
     out.push_back(std::move(m));
   }
   return out;
+}
+
+std::vector<MemberChecks> price_public_by_member(const costmodel::Predictor& mixture, const costmodel::PublicTimings& t,
+                                                 const costmodel::RuntimeSpec& runtime, const std::string& chip) {
+  MixtureMembers members(mixture);
+  return price_public_by_member(members, t, runtime, chip);
 }
 
 std::vector<HypothesisPublicFit> public_fit_by_hypothesis(const costmodel::Predictor& mixture,

@@ -12,6 +12,7 @@
 #include "costmodel/device_spec.h"
 #include "costmodel/public_records.h"
 #include "costmodel/runtime_spec.h"
+#include "explorer/member_predictor.h"
 #include "explorer/model_layout.h"
 #include "model/model_spec.h"
 
@@ -105,6 +106,9 @@ struct MemberChecks {
   std::vector<PublicCheck> checks;
 };
 std::vector<MemberChecks> price_public_by_member(const costmodel::Predictor& mixture, const costmodel::PublicTimings& t,
+                                                 const costmodel::RuntimeSpec& runtime, const std::string& chip);
+// The same with members whose figures other pricing shares (explorer/public_joint.cc).
+std::vector<MemberChecks> price_public_by_member(MixtureMembers& members, const costmodel::PublicTimings& t,
                                                  const costmodel::RuntimeSpec& runtime, const std::string& chip);
 
 // What the public records say of each of the device's hypotheses (a mixture's members): the

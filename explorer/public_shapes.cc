@@ -49,21 +49,10 @@ double weighted_quantile(std::vector<double> x, std::vector<double> w, double q)
 
 }  // namespace
 
-PricedParts price_public_parts(const costmodel::Predictor& mixture, const costmodel::PublicTimings& t,
+PricedParts price_public_parts(MixtureMembers& members, const costmodel::PublicTimings& t,
                                const costmodel::RuntimeSpec& runtime, const std::string& chip) {
-  // The members, each a predictor of its own (one calibration: itself, all the weight).
-  MemberPredictor::Figures figures;
-  std::vector<std::unique_ptr<MemberPredictor>> members;
   std::vector<std::unique_ptr<Evaluator>> evaluators;
-  const size_t n = std::max<size_t>(mixture.hypothesis_count(), 1);
-  if (mixture.hypothesis_count() == 0) {
-    evaluators.push_back(std::make_unique<Evaluator>(mixture));
-  } else {
-    for (size_t i = 0; i < n; ++i) {
-      members.push_back(std::make_unique<MemberPredictor>(mixture, i, figures));
-      evaluators.push_back(std::make_unique<Evaluator>(*members.back()));
-    }
-  }
+  for (size_t i = 0; i < members.size(); ++i) evaluators.push_back(std::make_unique<Evaluator>(members[i]));
   PricedParts out;
   std::map<std::string, size_t> set_of;  // id|model|chip -> its set
   for (const auto& r : t.records) {
@@ -95,20 +84,17 @@ PricedParts price_public_parts(const costmodel::Predictor& mixture, const costmo
     }
   }
   std::erase_if(out.sets, [](const PricedPartSet& s) { return s.reference == nullptr; });
-  out.weights.assign(n, 1.0);
-  if (mixture.hypothesis_count() > 0 && !figures.empty())
-    for (size_t i = 0; i < n; ++i) {
-      out.names.push_back(figures.begin()->second.at(i).name);
-      out.weights[i] = figures.begin()->second.at(i).weight;
-    }
+  for (size_t i = 0; i < members.size(); ++i) out.weights.push_back(members.weight(i));
+  // Nothing priced: no weight is known, and no set holds a part to weigh (equal weights).
   const double total = std::accumulate(out.weights.begin(), out.weights.end(), 0.0);
-  for (double& w : out.weights) w /= total;
+  for (double& w : out.weights) w = total > 0 ? w / total : 1.0 / static_cast<double>(out.weights.size());
   return out;
 }
 
 std::vector<ShapeSet> public_shape_ratios(const costmodel::Predictor& mixture, const costmodel::PublicTimings& t,
                                           const costmodel::RuntimeSpec& runtime, const std::string& chip) {
-  const PricedParts priced = price_public_parts(mixture, t, runtime, chip);
+  MixtureMembers members(mixture);
+  const PricedParts priced = price_public_parts(members, t, runtime, chip);
   const std::vector<double>& weight = priced.weights;
   const size_t n = weight.size();
   auto mean = [&](const std::vector<double>& x) { return std::inner_product(x.begin(), x.end(), weight.begin(), 0.0); };

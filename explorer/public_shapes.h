@@ -13,6 +13,7 @@
 #include "costmodel/predictor.h"
 #include "costmodel/public_records.h"
 #include "costmodel/runtime_spec.h"
+#include "explorer/member_predictor.h"
 
 namespace layoutx::explorer {
 
@@ -50,12 +51,11 @@ struct PricedPartSet {
 };
 struct PricedParts {
   std::vector<PricedPartSet> sets;  // in the file's order of their first record; only sets with a reference
-  std::vector<std::string> names;   // the members' (empty when nothing was priced, or one calibration)
   std::vector<double> weights;      // the members' weights (normalized; equal for one calibration)
 };
 // Every set of per-graph decode timings (graph_time records naming their part) in `t`, each
-// record's part priced on the device of `chip` under each member of `mixture`.
-PricedParts price_public_parts(const costmodel::Predictor& mixture, const costmodel::PublicTimings& t,
+// record's part priced on the device of `chip` under each of `members`.
+PricedParts price_public_parts(MixtureMembers& members, const costmodel::PublicTimings& t,
                                const costmodel::RuntimeSpec& runtime, const std::string& chip);
 
 // Every set of per-graph decode timings in `t` (graph_time records naming their part), each

@@ -183,7 +183,8 @@ class TwoShapes : public costmodel::Predictor {
 costmodel::PublicTimings t1_shaped_like(const TwoShapes& mixture, size_t like, double level) {
   costmodel::PublicTimings t = shipped();
   std::erase_if(t.records, [](const costmodel::PublicRecord& r) { return r.id != "T1"; });
-  const PricedParts parts = price_public_parts(mixture, t, costmodel::RuntimeSpec{}, "sm8750");
+  MixtureMembers members(mixture);
+  const PricedParts parts = price_public_parts(members, t, costmodel::RuntimeSpec{}, "sm8750");
   for (auto& r : t.records)
     for (const auto& set : parts.sets)
       for (const auto& part : set.parts)
